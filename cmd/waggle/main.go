@@ -1,0 +1,44 @@
+// Command waggle runs GGUF language models on the CPU: generate text, print
+// logits for parity checks, inspect and tokenize files.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/alecthomas/kong"
+
+	_ "github.com/waggle-llm/waggle/engine/models/all"
+)
+
+// cli is the command tree; each command is a struct with a Run method.
+type cli struct {
+	Run      runCmd      `cmd:"" help:"Generate text from a prompt."`
+	Logits   logitsCmd   `cmd:"" help:"Evaluate tokens as one batch and print the top logits of every position."`
+	Inspect  inspectCmd  `cmd:"" help:"Print a GGUF file's metadata and tensor table."`
+	Tokenize tokenizeCmd `cmd:"" help:"Tokenize text with a model's vocabulary (like llama-tokenize)."`
+	Version  versionCmd  `cmd:"" help:"Print the version."`
+}
+
+func main() {
+	var c cli
+	ctx := kong.Parse(&c,
+		kong.Name("waggle"),
+		kong.Description("Waggle: a pure-Go LLM inference engine for GGUF models."),
+		kong.UsageOnError(),
+	)
+	if err := ctx.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "waggle:", err)
+		os.Exit(1)
+	}
+}
+
+// version is set at link time (-ldflags "-X main.version=...").
+var version = "dev"
+
+type versionCmd struct{}
+
+func (versionCmd) Run() error {
+	fmt.Println("waggle", version)
+	return nil
+}

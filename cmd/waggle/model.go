@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/kvcache"
+)
+
+// modelFlags are shared by every command that evaluates a model.
+type modelFlags struct {
+	Model      string `short:"m" help:"GGUF model file (default: the embedded demo network)." type:"path" env:"WAGGLE_MODEL,LLAMA_ARG_MODEL"`
+	Threads    int    `short:"t" help:"Worker threads (compute is single-threaded until the fast-kernels work lands)." default:"0" env:"WAGGLE_THREADS,LLAMA_ARG_THREADS"`
+	CtxSize    int    `short:"c" name:"ctx-size" help:"Context size in tokens (0: the model's, at most 4096)." default:"0" env:"WAGGLE_CTX_SIZE,LLAMA_ARG_CTX_SIZE"`
+	BatchSize  int    `short:"b" name:"batch-size" help:"Tokens evaluated per forward pass during prompt processing." default:"512"`
+	CacheTypeK string `name:"cache-type-k" aliases:"ctk" help:"KV cache type for keys: f32, f16." default:"f16"`
+	CacheTypeV string `name:"cache-type-v" aliases:"ctv" help:"KV cache type for values: f32, f16." default:"f16"`
+}
+
+// open loads the model (or the demo network) and creates one session.
+func (f *modelFlags) open() (*engine.Loaded, engine.Session, error) {
+	l, err := f.load()
+	if err != nil {
+		return nil, nil, err
+	}
+	tk, err := kvcache.ParseType(f.CacheTypeK)
+	if err != nil {
+		l.Close()
+		return nil, nil, fmt.Errorf("--cache-type-k: %w", err)
+	}
+	tv, err := kvcache.ParseType(f.CacheTypeV)
+	if err != nil {
+		l.Close()
+		return nil, nil, fmt.Errorf("--cache-type-v: %w", err)
+	}
+	if f.CtxSize < 0 || f.BatchSize <= 0 {
+		l.Close()
+		return nil, nil, fmt.Errorf("--ctx-size must be >= 0 and --batch-size > 0")
+	}
+	s, err := l.Model.NewSession(engine.SessionOptions{NCtx: f.CtxSize, NBatch: f.BatchSize, TypeK: tk, TypeV: tv})
+	if err != nil {
+		l.Close()
+		return nil, nil, err
+	}
+	return l, s, nil
+}
+
+func (f *modelFlags) load() (*engine.Loaded, error) {
+	if f.Model == "" {
+		fmt.Fprintln(os.Stderr, "waggle: no -m given: using the embedded DEMO network (random weights, tiny vocabulary; its output is gibberish). Pass -m model.gguf for a real model.")
+		return engine.LoadBytes(demoModel())
+	}
+	return engine.LoadFile(f.Model)
+}
+
+// parseTokenList reads "1,2,3" (spaces allowed) into token ids.
+func parseTokenList(s string) ([]int32, error) {
+	var ids []int32
+	for _, field := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
+		v, err := strconv.ParseInt(field, 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("bad token id %q: %w", field, err)
+		}
+		ids = append(ids, int32(v))
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("no token ids in %q", s)
+	}
+	return ids, nil
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/engine/sample"
+)
+
+// runCmd generates text, streaming it to stdout like llama-cli.
+type runCmd struct {
+	modelFlags
+	samplingFlags
+	Prompt   string `short:"p" help:"Prompt text."`
+	Tokens   string `help:"Prompt as comma-separated token ids instead of text."`
+	NPredict int    `short:"n" name:"n-predict" help:"Tokens to generate (-1: until end of generation or a full context)." default:"128"`
+	JSON     bool   `name:"json" help:"Print one JSON object with prompt tokens, generated tokens, text and timings."`
+}
+
+// runResult is the --json output.
+type runResult struct {
+	PromptTokens []int32     `json:"prompt_tokens"`
+	Tokens       []int32     `json:"tokens"`
+	Text         string      `json:"text"`
+	Timings      timingsJSON `json:"timings"`
+}
+
+// timingsJSON mirrors llama.cpp's timings object.
+type timingsJSON struct {
+	PromptN            int     `json:"prompt_n"`
+	PromptMS           float64 `json:"prompt_ms"`
+	PromptPerSecond    float64 `json:"prompt_per_second"`
+	PredictedN         int     `json:"predicted_n"`
+	PredictedMS        float64 `json:"predicted_ms"`
+	PredictedPerSecond float64 `json:"predicted_per_second"`
+}
+
+func toTimingsJSON(t engine.Timings) timingsJSON {
+	return timingsJSON{
+		PromptN: t.PromptN, PromptMS: t.PromptMS, PromptPerSecond: t.PromptPerSecond(),
+		PredictedN: t.PredictedN, PredictedMS: t.PredictedMS, PredictedPerSecond: t.PredictedPerSecond(),
+	}
+}
+
+func (c *runCmd) Run() error {
+	l, sess, err := c.open()
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	smp, err := c.sampler(l.Model.Info().NVocab, sess.Options().NCtx)
+	if err != nil {
+		return err
+	}
+	prompt, err := promptTokens(l, c.Prompt, c.Tokens)
+	if err != nil {
+		return err
+	}
+	n := c.NPredict
+	if n < 0 {
+		n = sess.Options().NCtx
+	}
+	if len(prompt) >= sess.Options().NCtx {
+		return fmt.Errorf("prompt has %d tokens, the context holds %d", len(prompt), sess.Options().NCtx)
+	}
+	out := bufio.NewWriter(os.Stdout)
+	defer out.Flush()
+	tok := l.Tokenizer
+	dec := tok.NewStreamDecoder(false)
+	var generated []int32
+	if !c.JSON && c.Tokens == "" {
+		fmt.Fprint(out, c.Prompt)
+		out.Flush()
+	}
+	g := &engine.Generator{Sess: sess, Sampler: smp, IsEOG: tok.IsEOG}
+	tm, err := g.Generate(prompt, n, func(t int32) bool {
+		generated = append(generated, t)
+		if !c.JSON && !tok.IsEOG(t) {
+			fmt.Fprint(out, dec.Add(t))
+			out.Flush()
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return json.NewEncoder(out).Encode(runResult{
+			PromptTokens: prompt, Tokens: generated, Text: generatedText(l, generated), Timings: toTimingsJSON(tm),
+		})
+	}
+	fmt.Fprint(out, dec.Flush(), "\n")
+	fmt.Fprintf(os.Stderr, "\nprompt: %d tokens in %.1f ms (%.2f t/s); generated: %d tokens in %.1f ms (%.2f t/s)\n",
+		tm.PromptN, tm.PromptMS, tm.PromptPerSecond(), tm.PredictedN, tm.PredictedMS, tm.PredictedPerSecond())
+	return nil
+}
+
+// generatedText detokenizes the generated ids, leaving out an
+// end-of-generation token, as llama.cpp's examples print them.
+func generatedText(l *engine.Loaded, ids []int32) string {
+	if n := len(ids); n > 0 && l.Tokenizer.IsEOG(ids[n-1]) {
+		ids = ids[:n-1]
+	}
+	var sb strings.Builder
+	for _, id := range ids {
+		sb.WriteString(l.Tokenizer.Piece(id, false))
+	}
+	return sb.String()
+}
+
+// promptTokens tokenizes the prompt text (with BOS when the vocabulary adds
+// one) or parses --tokens.
+func promptTokens(l *engine.Loaded, text, ids string) ([]int32, error) {
+	if ids != "" {
+		return parseTokenList(ids)
+	}
+	if text == "" {
+		return nil, fmt.Errorf("give a prompt with -p or --tokens")
+	}
+	toks := l.Tokenizer.Encode(text, true, true)
+	if len(toks) == 0 {
+		return nil, fmt.Errorf("the prompt tokenized to nothing")
+	}
+	return toks, nil
+}
+
+// samplingFlags are llama.cpp's sampling options with its defaults.
+type samplingFlags struct {
+	Temp             float32 `help:"Temperature (0: greedy)." default:"0.8"`
+	TopK             int     `name:"top-k" help:"Top-k sampling (0: off)." default:"40"`
+	TopP             float32 `name:"top-p" help:"Top-p (nucleus) sampling (1: off)." default:"0.95"`
+	MinP             float32 `name:"min-p" help:"Min-p sampling (0: off)." default:"0.05"`
+	TypicalP         float32 `name:"typical" help:"Locally typical sampling (1: off)." default:"1.0"`
+	RepeatPenalty    float32 `name:"repeat-penalty" help:"Penalty for repeated tokens (1: off)." default:"1.0"`
+	RepeatLastN      int     `name:"repeat-last-n" help:"Tokens considered for penalties (-1: context size, 0: off)." default:"64"`
+	PresencePenalty  float32 `name:"presence-penalty" help:"Presence penalty (0: off)." default:"0"`
+	FrequencyPenalty float32 `name:"frequency-penalty" help:"Frequency penalty (0: off)." default:"0"`
+	Seed             uint32  `name:"seed" short:"s" help:"RNG seed (4294967295: random)." default:"4294967295"`
+}
+
+func (f *samplingFlags) sampler(nVocab, nCtx int) (*sample.Sampler, error) {
+	p := sample.DefaultParams()
+	p.Temp, p.TopK, p.TopP, p.MinP, p.TypicalP = f.Temp, f.TopK, f.TopP, f.MinP, f.TypicalP
+	p.RepeatPenalty, p.RepeatLastN = f.RepeatPenalty, f.RepeatLastN
+	p.PresencePenalty, p.FrequencyPenalty = f.PresencePenalty, f.FrequencyPenalty
+	p.Seed = f.Seed
+	p.NCtx = nCtx
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return sample.New(p, nVocab)
+}

@@ -1,0 +1,127 @@
+package waggle_test
+
+import (
+	"os/exec"
+	"path"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/waggle-llm/waggle"
+
+// allowedImports is DESIGN.md's import graph as data: for each package (a
+// pattern ending in /* matches its subpackages), the project packages and
+// outside modules it may import directly. The standard library is always
+// allowed. "*" allows anything. Any other edge fails the test.
+var allowedImports = map[string][]string{
+	"kernels":                {"golang.org/x/sys/cpu", "github.com/klauspost/cpuid/v2"},
+	"kernels/vulkan":         {"kernels", "github.com/ebitengine/purego"},
+	"gguf":                   {},
+	"kvcache":                {"kernels"},
+	"engine":                 {"kernels", "gguf", "kvcache", "engine/tokenizer", "engine/sample", "engine/chat"},
+	"engine/tokenizer":       {"gguf"},
+	"engine/sample":          {},
+	"engine/chat":            {"github.com/nikolalohinski/gonja/v2"},
+	"engine/models/all":      {"engine/models/*"},
+	"engine/models/*":        {"engine", "kernels", "gguf", "kvcache", "engine/tokenizer"},
+	"spec":                   {"engine", "engine/sample"},
+	"spec/*":                 {"spec", "engine", "engine/sample"},
+	"server":                 {"engine", "engine/chat", "spec", "github.com/valyala/fasthttp"},
+	"cmd/waggle":             {"*"},
+	"bench/*":                {"*"},
+	"internal/golden":        {"gguf"},
+	"internal/testenv":       {},
+	"internal/demomodel":     {"gguf"},
+	"internal/demomodel/gen": {"internal/demomodel"},
+}
+
+// rulesFor returns the allowed list for a project package (path relative to
+// the module), preferring an exact entry over a wildcard one.
+func rulesFor(rel string) ([]string, bool) {
+	if r, ok := allowedImports[rel]; ok {
+		return r, true
+	}
+	for pat, r := range allowedImports {
+		if strings.HasSuffix(pat, "/*") && path.Dir(rel) == strings.TrimSuffix(pat, "/*") {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+// edgeAllowed reports whether rel may import imp (a full import path).
+func edgeAllowed(rules []string, imp string) bool {
+	target := strings.TrimPrefix(imp, module+"/")
+	for _, a := range rules {
+		switch {
+		case a == "*", a == target, a == imp:
+			return true
+		case strings.HasSuffix(a, "/*") && path.Dir(target) == strings.TrimSuffix(a, "/*"):
+			return true
+		case strings.HasPrefix(imp, a+"/"): // subpackages of an allowed outside module
+			return true
+		}
+	}
+	return false
+}
+
+func TestImportGraph(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}|{{join .Imports ","}}`, "./...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	std := standardPackages(t)
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imports, _ := strings.Cut(line, "|")
+		if pkg == module {
+			continue // the root holds only this test
+		}
+		rel := strings.TrimPrefix(pkg, module+"/")
+		rules, ok := rulesFor(rel)
+		if !ok {
+			t.Errorf("package %s has no entry in allowedImports: add it to DESIGN.md and this test", rel)
+			continue
+		}
+		checked++
+		for _, imp := range strings.Split(imports, ",") {
+			if imp == "" || std[imp] {
+				continue
+			}
+			if !edgeAllowed(rules, imp) {
+				t.Errorf("forbidden import: %s -> %s", rel, strings.TrimPrefix(imp, module+"/"))
+			}
+		}
+	}
+	if checked < 5 {
+		t.Fatalf("only %d packages checked; go list output was:\n%s", checked, out)
+	}
+}
+
+// TestImportGraphCatchesViolations is a test of the test: a made-up edge
+// from engine to server must be refused, an allowed one accepted.
+func TestImportGraphCatchesViolations(t *testing.T) {
+	rules, _ := rulesFor("engine")
+	if edgeAllowed(rules, module+"/server") {
+		t.Error("engine -> server was allowed")
+	}
+	if !edgeAllowed(rules, module+"/kvcache") {
+		t.Error("engine -> kvcache was refused")
+	}
+	mr, _ := rulesFor("engine/models/llama")
+	if edgeAllowed(mr, module+"/spec") || !edgeAllowed(mr, module+"/engine") {
+		t.Error("wildcard rules for engine/models/* are wrong")
+	}
+}
+
+func standardPackages(t *testing.T) map[string]bool {
+	out, err := exec.Command("go", "list", "std").Output()
+	if err != nil {
+		t.Fatalf("go list std: %v", err)
+	}
+	std := map[string]bool{"unsafe": true, "C": true}
+	for _, p := range strings.Fields(string(out)) {
+		std[p] = true
+	}
+	return std
+}

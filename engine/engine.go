@@ -1,0 +1,110 @@
+// Package engine is Waggle's hub: the Model and Session interfaces every
+// architecture implements, the registry that maps a GGUF's
+// general.architecture to its implementation, shared building blocks for
+// forward passes (typed weight matrices, attention over the KV cache) and the
+// token-by-token generation loop.
+//
+// The verbs offered to the layers above (speculation, batching, serving) are
+// those of a Session: decode a batch of tokens for one or more sequences and
+// read the logits (and, on request, hidden states) of chosen positions;
+// truncate a sequence; fork a sequence. Everything above is built on them, so
+// the engine never imports spec or server.
+package engine
+
+import (
+	"errors"
+
+	"github.com/waggle-llm/waggle/kvcache"
+)
+
+// Batch is a set of tokens to evaluate in one forward pass. Token i belongs
+// to sequence Seq[i] at position Pos[i]; positions of one sequence must be
+// consecutive, continuing from the sequence's current length. Output[i] asks
+// for logits (and captured hidden states) of token i.
+type Batch struct {
+	Tokens []int32
+	Pos    []int32
+	Seq    []int32
+	Output []bool
+}
+
+// Reset empties the batch, keeping its storage.
+func (b *Batch) Reset() {
+	b.Tokens, b.Pos, b.Seq, b.Output = b.Tokens[:0], b.Pos[:0], b.Seq[:0], b.Output[:0]
+}
+
+// Add appends one token.
+func (b *Batch) Add(tok, pos, seq int32, output bool) {
+	b.Tokens = append(b.Tokens, tok)
+	b.Pos = append(b.Pos, pos)
+	b.Seq = append(b.Seq, seq)
+	b.Output = append(b.Output, output)
+}
+
+// Len returns the number of tokens in the batch.
+func (b *Batch) Len() int { return len(b.Tokens) }
+
+// Info describes a loaded model.
+type Info struct {
+	Arch       string // general.architecture
+	Name       string // general.name, if any
+	NVocab     int
+	NCtxTrain  int
+	NEmbd      int
+	NLayer     int
+	NHead      int
+	NHeadKV    int
+	HeadDim    int
+	NFF        int
+	NParams    int64 // total weight values
+	WeightSize int64 // bytes of tensor data
+	FileType   string
+}
+
+// SessionOptions sizes a session's KV cache and scratch space.
+type SessionOptions struct {
+	NCtx   int // positions per sequence (default: min(training context, 4096))
+	NSeq   int // sequences (default 1)
+	NBatch int // maximum tokens per Decode (default 512)
+	TypeK  kvcache.Type
+	TypeV  kvcache.Type
+	// CaptureLayers lists the layers whose output hidden state is kept for
+	// every output token (speculative drafters read them). -1 means the final
+	// normalised state that feeds the output head.
+	CaptureLayers []int
+}
+
+// Model is a loaded network. It is immutable and may back many sessions.
+type Model interface {
+	Info() *Info
+	NewSession(opts SessionOptions) (Session, error)
+}
+
+// Session owns a KV cache and scratch buffers. Its methods are not safe for
+// concurrent use.
+type Session interface {
+	// Decode evaluates the batch, storing its keys and values in the cache.
+	// On success, the logits of the k-th token with Output set are Logits(k).
+	Decode(b *Batch) error
+	// Logits returns the logits of the k-th output of the last Decode. The
+	// slice is owned by the session and valid until the next Decode.
+	Logits(k int) []float32
+	// NumOutputs returns how many outputs the last Decode produced.
+	NumOutputs() int
+	// Hidden returns the captured hidden state of layer (as listed in
+	// SessionOptions.CaptureLayers) for the k-th output, or nil.
+	Hidden(layer, k int) []float32
+	// SeqLen returns the number of positions held for sequence seq.
+	SeqLen(seq int) int
+	// Truncate drops positions >= pos of sequence seq.
+	Truncate(seq, pos int) error
+	// Fork makes sequence dst a copy of the first n positions of src.
+	Fork(src, dst, n int) error
+	// Options returns the effective options.
+	Options() SessionOptions
+	// Cache exposes the KV cache (memory report, state files).
+	Cache() *kvcache.Cache
+}
+
+// ErrContextFull is returned by Decode when a sequence would grow past NCtx.
+var ErrContextFull = errors.New("engine: context is full")

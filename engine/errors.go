@@ -1,0 +1,5 @@
+package engine
+
+import "errors"
+
+func isContextFull(err error) bool { return errors.Is(err, ErrContextFull) }

@@ -1,0 +1,7 @@
+// Package all links every architecture into a binary. It holds blank imports
+// only; cmd/waggle and bench import it, the engine never does.
+package all
+
+import (
+	_ "github.com/waggle-llm/waggle/engine/models/llama" // llama, qwen2, qwen3
+)

@@ -1,0 +1,174 @@
+package llama
+
+import (
+	"fmt"
+
+	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/kvcache"
+)
+
+// session is one KV cache plus the scratch buffers of a forward pass. All
+// buffers are sized at creation (logits grow to the largest output count
+// seen), so a warm decode step allocates nothing.
+type session struct {
+	m     *Model
+	opts  engine.SessionOptions
+	cache *kvcache.Cache
+	attn  *engine.AttentionScratch
+	shape engine.AttentionShape
+
+	x       []float32 // NBatch × nEmbd residual stream
+	q       []float32 // NBatch × nHead·headDim rotated queries
+	rope    []float32 // NBatch × nRot cos/sin pairs
+	xn      []float32 // nEmbd normalised input of a projection
+	k, v    []float32 // nHeadKV·headDim one token's key and value
+	attnOut []float32 // nHead·headDim
+	proj    []float32 // nEmbd projection output
+	gate    []float32 // nFF
+	up      []float32 // nFF
+	act     []byte    // activations in a weight's vec-dot format
+
+	nextPos []int     // per sequence: expected position of the next token
+	outIdx  []int     // batch indices with Output set
+	logits  []float32 // NumOutputs × nVocab
+	hidden  map[int][]float32
+}
+
+// defaultCtx bounds the default context when the caller gives none.
+const defaultCtx = 4096
+
+// NewSession sizes a KV cache and scratch for the options.
+func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
+	hp := &m.hp
+	if o.NCtx <= 0 {
+		o.NCtx = min(hp.nCtxTrain, defaultCtx)
+	}
+	if o.NSeq <= 0 {
+		o.NSeq = 1
+	}
+	if o.NBatch <= 0 {
+		o.NBatch = 512
+	}
+	o.NBatch = min(o.NBatch, o.NCtx*o.NSeq)
+	for _, l := range o.CaptureLayers {
+		if l < -1 || l >= hp.nLayer {
+			return nil, fmt.Errorf("capture layer %d out of range [-1, %d)", l, hp.nLayer)
+		}
+	}
+	kvDim := hp.nHeadKV * hp.headDim
+	cache, err := kvcache.New(kvcache.Options{NLayer: hp.nLayer, NKV: kvDim, NCtx: o.NCtx, NSeq: o.NSeq, TypeK: o.TypeK, TypeV: o.TypeV})
+	if err != nil {
+		return nil, err
+	}
+	qDim := hp.nHead * hp.headDim
+	s := &session{
+		m: m, opts: o, cache: cache,
+		attn:    engine.NewAttentionScratch(o.NCtx, hp.headDim, o.TypeK, o.TypeV),
+		shape:   engine.AttentionShape{NHead: hp.nHead, NHeadKV: hp.nHeadKV, HeadDim: hp.headDim, Scale: invSqrt(hp.headDim)},
+		x:       make([]float32, o.NBatch*hp.nEmbd),
+		q:       make([]float32, o.NBatch*qDim),
+		rope:    make([]float32, o.NBatch*hp.rope.NRot),
+		xn:      make([]float32, max(hp.nEmbd, qDim, hp.nFF)),
+		k:       make([]float32, kvDim),
+		v:       make([]float32, kvDim),
+		attnOut: make([]float32, qDim),
+		proj:    make([]float32, hp.nEmbd),
+		gate:    make([]float32, hp.nFF),
+		up:      make([]float32, hp.nFF),
+		act:     make([]byte, m.maxActivationBytes()),
+		nextPos: make([]int, o.NSeq),
+		outIdx:  make([]int, 0, o.NBatch),
+		hidden:  map[int][]float32{},
+	}
+	return s, nil
+}
+
+// maxActivationBytes is the largest vec-dot activation any matrix needs.
+func (m *Model) maxActivationBytes() int {
+	n := max(m.output.ActivationBytes(), m.tokEmbd.ActivationBytes())
+	for i := range m.layers {
+		l := &m.layers[i]
+		for _, w := range []*engine.Matrix{l.wq, l.wk, l.wv, l.wo, l.gate, l.up, l.down} {
+			n = max(n, w.ActivationBytes())
+		}
+	}
+	return n
+}
+
+func (s *session) Options() engine.SessionOptions { return s.opts }
+func (s *session) Cache() *kvcache.Cache          { return s.cache }
+func (s *session) SeqLen(seq int) int {
+	if seq < 0 || seq >= s.opts.NSeq {
+		return 0
+	}
+	return s.cache.Len(seq)
+}
+func (s *session) Truncate(seq, pos int) error { return s.cache.Truncate(seq, pos) }
+func (s *session) Fork(src, dst, n int) error  { return s.cache.Fork(src, dst, n) }
+func (s *session) NumOutputs() int             { return len(s.outIdx) }
+
+func (s *session) Logits(k int) []float32 {
+	nv := s.m.hp.nVocab
+	return s.logits[k*nv : (k+1)*nv]
+}
+
+func (s *session) Hidden(layer, k int) []float32 {
+	h, ok := s.hidden[layer]
+	if !ok || k < 0 || (k+1)*s.m.hp.nEmbd > len(h) {
+		return nil
+	}
+	return h[k*s.m.hp.nEmbd : (k+1)*s.m.hp.nEmbd]
+}
+
+// validate checks the batch against the cache before anything is written,
+// so a rejected batch leaves the session unchanged.
+func (s *session) validate(b *engine.Batch) error {
+	n := b.Len()
+	if n == 0 {
+		return fmt.Errorf("llama: empty batch")
+	}
+	if n > s.opts.NBatch {
+		return fmt.Errorf("llama: batch of %d tokens exceeds the batch size %d", n, s.opts.NBatch)
+	}
+	if len(b.Pos) != n || len(b.Seq) != n || len(b.Output) != n {
+		return fmt.Errorf("llama: batch fields have different lengths")
+	}
+	for seq := range s.nextPos {
+		s.nextPos[seq] = s.cache.Len(seq)
+	}
+	for i, tok := range b.Tokens {
+		seq := int(b.Seq[i])
+		if tok < 0 || int(tok) >= s.m.hp.nVocab {
+			return fmt.Errorf("llama: token %d at batch index %d outside the vocabulary [0, %d)", tok, i, s.m.hp.nVocab)
+		}
+		if seq < 0 || seq >= s.opts.NSeq {
+			return fmt.Errorf("llama: sequence %d at batch index %d out of range [0, %d)", seq, i, s.opts.NSeq)
+		}
+		if int(b.Pos[i]) != s.nextPos[seq] {
+			return fmt.Errorf("llama: batch index %d has position %d, sequence %d continues at %d", i, b.Pos[i], seq, s.nextPos[seq])
+		}
+		if s.nextPos[seq] >= s.opts.NCtx {
+			return fmt.Errorf("%w: sequence %d holds %d positions", engine.ErrContextFull, seq, s.opts.NCtx)
+		}
+		s.nextPos[seq]++
+	}
+	return nil
+}
+
+// Decode runs the batch through the network.
+func (s *session) Decode(b *engine.Batch) error {
+	if err := s.validate(b); err != nil {
+		return err
+	}
+	s.outIdx = s.outIdx[:0]
+	for i, o := range b.Output {
+		if o {
+			s.outIdx = append(s.outIdx, i)
+		}
+	}
+	s.forward(b)
+	for seq, n := range s.nextPos {
+		s.cache.SetLen(seq, n)
+	}
+	return nil
+}

@@ -1,0 +1,92 @@
+// Package testenv finds the shared fixtures (models, goldens, tokenizer vectors)
+// that tests read, and decides what a missing fixture means.
+//
+// Fixtures live outside the repository, in ../shared beside the checkout, or
+// wherever WAGGLE_MODELS and WAGGLE_TESTDATA point. A developer without them
+// gets a loud skip; under CI=true a missing fixture is a failure, never a skip,
+// so a green CI run always means the parity tests really ran.
+package testenv
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// RepoRoot returns the directory holding the module's go.mod, found by walking
+// up from the working directory (go test runs each package in its own folder).
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatalf("testenv: getwd: %v", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatalf("testenv: no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// ModelsDir returns the shared models folder: $WAGGLE_MODELS, or
+// ../shared/models beside the repository root.
+func ModelsDir(t testing.TB) string {
+	t.Helper()
+	if d := os.Getenv("WAGGLE_MODELS"); d != "" {
+		return absFromRoot(t, d)
+	}
+	return filepath.Join(RepoRoot(t), "..", "shared", "models")
+}
+
+// TestdataDir returns the shared test-data folder (tokenizer vectors, GGUF v1
+// file): $WAGGLE_TESTDATA, or ../shared/testdata beside the repository root.
+func TestdataDir(t testing.TB) string {
+	t.Helper()
+	if d := os.Getenv("WAGGLE_TESTDATA"); d != "" {
+		return absFromRoot(t, d)
+	}
+	return filepath.Join(RepoRoot(t), "..", "shared", "testdata")
+}
+
+// absFromRoot resolves a relative environment path against the repository
+// root, so WAGGLE_MODELS=../shared/models means the same in every package.
+func absFromRoot(t testing.TB, d string) string {
+	if filepath.IsAbs(d) {
+		return d
+	}
+	return filepath.Join(RepoRoot(t), d)
+}
+
+// InCI reports whether the tests run under CI (CI=true), where missing
+// fixtures are failures.
+func InCI() bool { return os.Getenv("CI") == "true" }
+
+// Require checks that path exists. When it does not, the test is skipped with
+// a loud message, or failed under CI=true.
+func Require(t testing.TB, path string) string {
+	t.Helper()
+	if _, err := os.Stat(path); err != nil {
+		Missing(t, "fixture %s: %v", path, err)
+	}
+	return path
+}
+
+// Missing reports a missing fixture: a failure under CI=true, else a skip.
+func Missing(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if InCI() {
+		t.Fatalf("MISSING FIXTURE (fatal under CI=true): "+format, args...)
+	}
+	t.Skipf("MISSING FIXTURE, test skipped: "+format, args...)
+}
+
+// Model returns the path of a shared model file by name, after Require.
+func Model(t testing.TB, name string) string {
+	t.Helper()
+	return Require(t, filepath.Join(ModelsDir(t), name))
+}
