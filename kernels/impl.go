@@ -15,12 +15,20 @@ type (
 	dequantizeFunc func(dst []float32, src []byte)
 	// quantizeFunc packs len(src) values into dst.
 	quantizeFunc func(dst []byte, src []float32)
+	// vecDotNFunc computes out[c] = dot(w, x[c*xStride:]) for c < len(out),
+	// 1 <= len(out) <= MaxDotCols: one weight row against several activation
+	// columns, so a prefill matmul unpacks each weight block once.
+	vecDotNFunc func(n int, w, x []byte, xStride int, out []float32)
 )
+
+// MaxDotCols is the most activation columns one VecDotN call takes.
+const MaxDotCols = 4
 
 // kernelTable is one complete or partial set of kernels. In a registered
 // implementation a nil entry means "inherit from the parent implementation".
 type kernelTable struct {
 	vecDot     [dtypeLimit]vecDotFunc
+	vecDotN    [dtypeLimit]vecDotNFunc
 	dequantize [dtypeLimit]dequantizeFunc
 	quantize   [dtypeLimit]quantizeFunc
 	dot        func(a, b []float32) float32
@@ -28,6 +36,8 @@ type kernelTable struct {
 	mul        func(dst, a, b []float32)
 	scale      func(x []float32, s float32)
 	swiGLU     func(dst, gate, up []float32)
+	rmsNorm    func(dst, x []float32, eps float32)
+	softMax    func(x []float32)
 }
 
 // implementation is a named kernel set for one instruction-set level, such as
@@ -46,6 +56,9 @@ func (dst *kernelTable) overlay(src *kernelTable) {
 	for i := range src.vecDot {
 		if src.vecDot[i] != nil {
 			dst.vecDot[i] = src.vecDot[i]
+		}
+		if src.vecDotN[i] != nil {
+			dst.vecDotN[i] = src.vecDotN[i]
 		}
 		if src.dequantize[i] != nil {
 			dst.dequantize[i] = src.dequantize[i]
@@ -69,6 +82,12 @@ func (dst *kernelTable) overlay(src *kernelTable) {
 	if src.swiGLU != nil {
 		dst.swiGLU = src.swiGLU
 	}
+	if src.rmsNorm != nil {
+		dst.rmsNorm = src.rmsNorm
+	}
+	if src.softMax != nil {
+		dst.softMax = src.softMax
+	}
 }
 
 // genericImplementation is the pure-Go reference, always available.
@@ -85,6 +104,8 @@ func genericImplementation() *implementation {
 			mul:        mulGeneric,
 			scale:      scaleGeneric,
 			swiGLU:     swiGLUGeneric,
+			rmsNorm:    rmsNormGeneric,
+			softMax:    softMaxGeneric,
 		},
 	}
 }

@@ -20,7 +20,7 @@ func RMSNorm(dst, x []float32, eps float32) {
 	if !(eps >= 0) {
 		panic(fmt.Sprintf("kernels: RMSNorm eps=%v must be >= 0", eps))
 	}
-	rmsNormGeneric(dst, x, eps)
+	active.rmsNorm(dst, x, eps)
 }
 
 func rmsNormGeneric(dst, x []float32, eps float32) {

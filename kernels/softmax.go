@@ -12,7 +12,7 @@ func SoftMax(x []float32) {
 	if len(x) == 0 {
 		return
 	}
-	softMaxGeneric(x)
+	active.softMax(x)
 }
 
 func softMaxGeneric(x []float32) {

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/waggle-llm/waggle/gguf"
@@ -21,7 +20,7 @@ func (c *inspectCmd) Run() error {
 		return err
 	}
 	defer f.Close()
-	out := bufio.NewWriter(os.Stdout)
+	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	fmt.Fprintf(out, "GGUF v%d, %d metadata keys, %d tensors, alignment %d, data at offset %d\n",
 		f.Version, len(f.KVs), len(f.Tensors), f.Alignment, f.DataOffset)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 
@@ -52,7 +51,7 @@ func (c *logitsCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	out := bufio.NewWriter(os.Stdout)
+	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	return json.NewEncoder(out).Encode(map[string]any{"tokens": toks, "positions": positions})
 }

@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/alecthomas/kong"
@@ -22,16 +23,24 @@ type cli struct {
 
 func main() {
 	var c cli
-	ctx := kong.Parse(&c,
+	parser := kong.Must(&c,
 		kong.Name("waggle"),
 		kong.Description("Waggle: a pure-Go LLM inference engine for GGUF models."),
 		kong.UsageOnError(),
 	)
+	ctx, err := parser.Parse(normalizeArgs(os.Args[1:]))
+	parser.FatalIfErrorf(err)
 	if err := ctx.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "waggle:", err)
 		os.Exit(1)
 	}
 }
+
+// stdout and stderr are where commands write; tests replace them.
+var (
+	stdout io.Writer = os.Stdout
+	stderr io.Writer = os.Stderr
+)
 
 // version is set at link time (-ldflags "-X main.version=...").
 var version = "dev"
@@ -39,6 +48,6 @@ var version = "dev"
 type versionCmd struct{}
 
 func (versionCmd) Run() error {
-	fmt.Println("waggle", version)
+	fmt.Fprintln(stdout, "waggle", version)
 	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -50,7 +49,7 @@ func (f *modelFlags) open() (*engine.Loaded, engine.Session, error) {
 
 func (f *modelFlags) load() (*engine.Loaded, error) {
 	if f.Model == "" {
-		fmt.Fprintln(os.Stderr, "waggle: no -m given: using the embedded DEMO network (random weights, tiny vocabulary; its output is gibberish). Pass -m model.gguf for a real model.")
+		fmt.Fprintln(stderr, "waggle: no -m given: using the embedded DEMO network (random weights, tiny vocabulary; its output is gibberish). Pass -m model.gguf for a real model.")
 		return engine.LoadBytes(demoModel())
 	}
 	return engine.LoadFile(f.Model)

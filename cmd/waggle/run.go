@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/waggle-llm/waggle/engine"
@@ -67,7 +66,7 @@ func (c *runCmd) Run() error {
 	if len(prompt) >= sess.Options().NCtx {
 		return fmt.Errorf("prompt has %d tokens, the context holds %d", len(prompt), sess.Options().NCtx)
 	}
-	out := bufio.NewWriter(os.Stdout)
+	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	tok := l.Tokenizer
 	dec := tok.NewStreamDecoder(false)
@@ -94,7 +93,7 @@ func (c *runCmd) Run() error {
 		})
 	}
 	fmt.Fprint(out, dec.Flush(), "\n")
-	fmt.Fprintf(os.Stderr, "\nprompt: %d tokens in %.1f ms (%.2f t/s); generated: %d tokens in %.1f ms (%.2f t/s)\n",
+	fmt.Fprintf(stderr, "\nprompt: %d tokens in %.1f ms (%.2f t/s); generated: %d tokens in %.1f ms (%.2f t/s)\n",
 		tm.PromptN, tm.PromptMS, tm.PromptPerSecond(), tm.PredictedN, tm.PredictedMS, tm.PredictedPerSecond())
 	return nil
 }

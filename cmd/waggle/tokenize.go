@@ -51,7 +51,7 @@ func (c *tokenizeCmd) Run() error {
 	// llama-tokenize passes add_special = the vocabulary adds BOS and no
 	// --no-bos; the same flag governs EOS for vocabularies that add one.
 	ids := tok.Encode(text, tok.AddBOS() && !c.NoBOS, !c.NoParseSpecial)
-	out := bufio.NewWriter(os.Stdout)
+	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	printTokens(out, tok, ids, c.IDs)
 	if c.ShowCount {
