@@ -23,7 +23,9 @@
 // beside it in tagged files and register themselves in impl_<arch>.go; the
 // exported functions call through a table that is filled once at start-up
 // from the CPU features and the WAGGLE_KERNELS environment variable (see
-// cpu.go and impl.go). Today only the "generic" implementation exists.
+// cpu.go and impl.go). On amd64 the implementations are "generic", "avx2"
+// (AVX2+FMA+F16C) and "avx512" (F+BW+VL, with VNNI VPDPBUSD where present);
+// on arm64 "generic", "neon" and "neondot" (SDOT).
 //
 // # Preconditions
 //
