@@ -11,4 +11,3 @@ package kernels
 //
 //go:noescape
 func quantizeRowQ8_KAVX2(dst []byte, src []float32)
-

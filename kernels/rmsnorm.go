@@ -9,7 +9,9 @@ import (
 // like ggml_compute_forward_rms_norm_f32: the squares are rounded to float32
 // and summed in float64, the mean is rounded to float32, and
 // scale = 1.0f/sqrtf(mean+eps) in float32. There is no weight; multiply by
-// the norm weight afterwards with Mul.
+// the norm weight afterwards with Mul. The assembly kernels keep the float32
+// squares and the float64 sum and differ from the generic one only in the
+// order of the float64 additions (far inside tolRMSNorm).
 //
 // Preconditions (panics otherwise): len(dst) == len(x) > 0, eps >= 0. dst may
 // alias x.

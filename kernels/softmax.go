@@ -4,9 +4,10 @@ import "math"
 
 // SoftMax replaces x with softmax(x) like ggml's soft_max (scale 1, no mask):
 // max = the largest value, e[i] = expf(x[i]-max) in float32, their sum in
-// float64, then every e[i] is multiplied by float32(1/sum). expf is math.Exp
-// rounded to float32; ggml's SIMD builds use a polynomial ggml_v_expf that
-// differs by a few ulps. An empty x is left alone; x must not contain NaN,
+// float64, then every e[i] is multiplied by float32(1/sum). The generic
+// kernel's expf is math.Exp rounded to float32; the AVX2 kernel uses the
+// polynomial of ggml's SIMD builds (ggml_v_expf, about 1.5 ulp), as llama.cpp
+// does on those CPUs, and stays within tolSoftMax of the generic one. An empty x is left alone; x must not contain NaN,
 // and -Inf entries (masked positions) become 0 as long as one entry is finite.
 func SoftMax(x []float32) {
 	if len(x) == 0 {
