@@ -1,0 +1,81 @@
+package server
+
+import (
+	"errors"
+	"io"
+	"time"
+
+	"github.com/waggle-llm/waggle/engine"
+)
+
+// Config is everything a Server needs. Zero values take llama-server's
+// defaults where one exists.
+type Config struct {
+	Model      engine.Model
+	Tokenizer  Tokenizer
+	NewSampler SamplerFactory
+	ModelPath  string // shown by /v1/models and /props
+	Alias      string // model id reported instead of the path
+
+	// ChatTemplate is a Jinja source or a built-in name (--chat-template);
+	// empty means ModelChatTemplate, then the chatml built-in.
+	ChatTemplate       string
+	ModelChatTemplate  string         // tokenizer.chat_template from the GGUF
+	ChatTemplateKwargs map[string]any // --chat-template-kwargs defaults
+	ReasoningFormat    string         // none, deepseek, auto ("")
+	ReasoningBudget    int            // -1 unlimited, 0 no thinking, N tokens
+
+	Parallel   int                   // slots (default 4)
+	CtxSize    int                   // per slot (default: the session's default)
+	BatchSize  int                   // -b: tokens per step (default 2048)
+	UBatchSize int                   // -ub: tokens per Decode (default 512)
+	Session    engine.SessionOptions // KV types, threads; NSeq/NCtx/NBatch are set here
+	NPredict   int                   // default max tokens (-1: until the context is full)
+	CacheReuse int                   // --cache-reuse (prefix reuse is always on with cache_prompt)
+	Sampling   SamplingParams        // defaults for requests (DefaultSampling if zero)
+
+	APIKey       string
+	Timeout      time.Duration // per request (default 600 s)
+	MaxQueue     int           // requests waiting for a slot (default 64)
+	MaxBodyBytes int           // default 4 MiB
+	Log          io.Writer     // nil: no request log
+}
+
+// ConfigFor fills the model, tokenizer and GGUF chat template from a
+// loaded model.
+func ConfigFor(l *engine.Loaded) Config {
+	c := Config{Model: l.Model, Tokenizer: l.Tokenizer}
+	if l.File != nil {
+		c.ModelChatTemplate, _ = l.File.String("tokenizer.chat_template")
+	}
+	return c
+}
+
+func (c *Config) fill() error {
+	if c.Model == nil || c.Tokenizer == nil || c.NewSampler == nil {
+		return errors.New("server: Config needs Model, Tokenizer and NewSampler")
+	}
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&c.Parallel, 4)
+	def(&c.BatchSize, 2048)
+	def(&c.UBatchSize, 512)
+	def(&c.MaxQueue, 64)
+	def(&c.MaxBodyBytes, 4<<20)
+	if c.NPredict == 0 {
+		c.NPredict = -1
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 600 * time.Second
+	}
+	if c.Sampling == (SamplingParams{}) {
+		c.Sampling = DefaultSampling()
+	}
+	if c.ReasoningBudget < -1 {
+		return errors.New("server: --reasoning-budget must be -1, 0 or a positive token count")
+	}
+	return nil
+}

@@ -1,0 +1,141 @@
+package server
+
+import (
+	"bytes"
+	"unicode/utf8"
+
+	"github.com/valyala/fasthttp"
+)
+
+// maxTokenizeIDs bounds /detokenize input.
+const maxTokenizeIDs = 1 << 20
+
+func (s *Server) handleTokenize(ctx *fasthttp.RequestCtx) {
+	var r struct {
+		Content      *string `json:"content"`
+		AddSpecial   bool    `json:"add_special"`
+		ParseSpecial *bool   `json:"parse_special"`
+		WithPieces   bool    `json:"with_pieces"`
+	}
+	if e := decodeRequest(ctx.PostBody(), &r); e != nil {
+		writeError(ctx, e)
+		return
+	}
+	if r.Content == nil {
+		writeError(ctx, badRequest("content", "content is required"))
+		return
+	}
+	parse := r.ParseSpecial == nil || *r.ParseSpecial
+	ids := s.cfg.Tokenizer.Encode(*r.Content, r.AddSpecial, parse)
+	if !r.WithPieces {
+		s.writeJSON(ctx, map[string]any{"tokens": nonNil(ids)})
+		return
+	}
+	out := make([]map[string]any, len(ids))
+	for i, id := range ids {
+		piece := s.cfg.Tokenizer.Piece(id, true)
+		var p any = piece
+		if !utf8.ValidString(piece) {
+			p = byteList(piece)
+		}
+		out[i] = map[string]any{"id": id, "piece": p}
+	}
+	s.writeJSON(ctx, map[string]any{"tokens": out})
+}
+
+func nonNil(ids []int32) []int32 {
+	if ids == nil {
+		return []int32{}
+	}
+	return ids
+}
+
+func (s *Server) handleDetokenize(ctx *fasthttp.RequestCtx) {
+	var r struct {
+		Tokens []int64 `json:"tokens"`
+	}
+	if e := decodeRequest(ctx.PostBody(), &r); e != nil {
+		writeError(ctx, e)
+		return
+	}
+	if len(r.Tokens) > maxTokenizeIDs {
+		writeError(ctx, badRequest("tokens", "at most %d tokens", maxTokenizeIDs))
+		return
+	}
+	nv := int64(s.cfg.Tokenizer.NVocab())
+	var b bytes.Buffer
+	for _, id := range r.Tokens {
+		if id < 0 || id >= nv {
+			writeError(ctx, badRequest("tokens", "token id %d is outside the vocabulary [0, %d)", id, nv))
+			return
+		}
+		b.WriteString(s.cfg.Tokenizer.Piece(int32(id), true))
+	}
+	s.writeJSON(ctx, map[string]any{"content": b.String()})
+}
+
+func (s *Server) handleApplyTemplate(ctx *fasthttp.RequestCtx) {
+	var r rawRequest
+	if e := decodeRequest(ctx.PostBody(), &r); e != nil {
+		writeError(ctx, e)
+		return
+	}
+	_, text, _, e := s.chatPrompt(&r)
+	if e != nil {
+		writeError(ctx, e)
+		return
+	}
+	s.writeJSON(ctx, map[string]any{"prompt": text})
+}
+
+func (s *Server) handleModels(ctx *fasthttp.RequestCtx) {
+	info := s.cfg.Model.Info()
+	s.writeJSON(ctx, map[string]any{"object": "list", "data": []map[string]any{{
+		"id": s.modelID(""), "object": "model", "created": s.started.Unix(), "owned_by": "waggle",
+		"meta": map[string]any{"n_vocab": info.NVocab, "n_ctx_train": info.NCtxTrain, "n_embd": info.NEmbd,
+			"n_params": info.NParams, "size": info.WeightSize},
+	}}})
+}
+
+func (s *Server) handleHealth(ctx *fasthttp.RequestCtx) {
+	if s.stopping.Load() {
+		writeError(ctx, newError(503, "unavailable_error", "the server is shutting down"))
+		return
+	}
+	s.writeJSON(ctx, map[string]any{"status": "ok"})
+}
+
+func (s *Server) handleMetrics(ctx *fasthttp.RequestCtx) {
+	ctx.SetContentType("text/plain; version=0.0.4")
+	s.metrics.write(ctx, len(s.sched.queue), len(s.sched.slots))
+}
+
+func (s *Server) handleProps(ctx *fasthttp.RequestCtx) {
+	p := s.cfg.Sampling
+	s.writeJSON(ctx, map[string]any{
+		"default_generation_settings": map[string]any{
+			"id": 0, "n_ctx": s.NCtx(), "speculative": false, "is_processing": false,
+			"params": map[string]any{"n_predict": s.cfg.NPredict, "temperature": p.Temp, "top_k": p.TopK,
+				"top_p": p.TopP, "min_p": p.MinP, "typical_p": p.TypicalP, "repeat_penalty": p.RepeatPenalty,
+				"repeat_last_n": p.RepeatLastN, "presence_penalty": p.PresencePenalty,
+				"frequency_penalty": p.FrequencyPenalty, "seed": p.Seed},
+		},
+		"total_slots": len(s.sched.slots), "model_path": s.cfg.ModelPath, "chat_template": s.tmpl.Source(),
+		"modalities": map[string]bool{"vision": false, "audio": false}, "build_info": "waggle",
+		"is_sleeping": false,
+	})
+}
+
+// handleSlots reports each slot from the snapshot the scheduler publishes
+// every step (it may be one step stale).
+func (s *Server) handleSlots(ctx *fasthttp.RequestCtx) {
+	out := make([]map[string]any, len(s.sched.slots))
+	for i := range s.sched.slots {
+		out[i] = map[string]any{"id": i, "n_ctx": s.NCtx(), "speculative": false}
+	}
+	busy := s.sched.snapshot()
+	for i, b := range busy {
+		out[i]["is_processing"] = b
+	}
+	s.writeJSON(ctx, out)
+}

@@ -1,0 +1,301 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/waggle-llm/waggle/engine"
+)
+
+// testHookStep, set by tests before New, runs before every decode step.
+var testHookStep func()
+
+// errShutdown ends tasks still running when the server stops.
+var errShutdown = errors.New("the server is shutting down")
+
+// scheduler owns the Session: it assigns queued tasks to slots and runs
+// the batched decode steps. Nothing else touches the Session.
+type scheduler struct {
+	sess    engine.Session
+	tok     Tokenizer
+	nCtx    int
+	nVocab  int
+	step    int // tokens per Decode
+	queue   chan *task
+	slots   []*slot
+	batch   engine.Batch
+	outs    []*slot
+	stopCh  chan struct{}
+	done    chan struct{}
+	metrics *metrics
+	// busyView is the slots' state for /slots, replaced after each step.
+	busyView atomic.Pointer[[]bool]
+}
+
+func newScheduler(cfg *Config, sess engine.Session, m *metrics) *scheduler {
+	s := &scheduler{
+		sess: sess, tok: cfg.Tokenizer, nCtx: sess.Options().NCtx, nVocab: cfg.Tokenizer.NVocab(),
+		step:  min(cfg.BatchSize, cfg.UBatchSize, sess.Options().NBatch),
+		queue: make(chan *task, cfg.MaxQueue), stopCh: make(chan struct{}), done: make(chan struct{}),
+		metrics: m,
+	}
+	for i := range cfg.Parallel {
+		s.slots = append(s.slots, &slot{id: i})
+	}
+	return s
+}
+
+// submit queues t without blocking; false means the queue is full.
+func (s *scheduler) submit(t *task) bool {
+	select {
+	case s.queue <- t:
+		return true
+	default:
+		return false
+	}
+}
+
+func (s *scheduler) stop() {
+	close(s.stopCh)
+	<-s.done
+}
+
+func (s *scheduler) run() {
+	defer close(s.done)
+	for {
+		if !s.admit() {
+			s.failAll(errShutdown)
+			return
+		}
+		s.reap()
+		s.publish()
+		if s.busy() == 0 {
+			continue
+		}
+		if testHookStep != nil {
+			testHookStep()
+		}
+		s.safeStep()
+	}
+}
+
+func (s *scheduler) busy() int {
+	n := 0
+	for _, sl := range s.slots {
+		if sl.t != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// admit moves queued tasks into free slots. When every slot is idle it
+// blocks for the next task; it returns false once the server stops.
+func (s *scheduler) admit() bool {
+	for {
+		sl := s.freeSlot()
+		if sl == nil {
+			return true
+		}
+		var t *task
+		if s.busy() == 0 {
+			select {
+			case t = <-s.queue:
+			case <-s.stopCh:
+				return false
+			}
+		} else {
+			select {
+			case t = <-s.queue:
+			case <-s.stopCh:
+				return false
+			default:
+				return true
+			}
+		}
+		if t.cancelled.Load() {
+			continue
+		}
+		s.assign(t)
+	}
+}
+
+func (s *scheduler) freeSlot() *slot {
+	for _, sl := range s.slots {
+		if sl.t == nil {
+			return sl
+		}
+	}
+	return nil
+}
+
+// assign puts t into the free slot whose cached tokens share the longest
+// prefix with its prompt (least recently used on a tie), keeps that prefix
+// when cache_prompt is on, and drops the rest of the slot's cache.
+func (s *scheduler) assign(t *task) {
+	var best *slot
+	bestN := -1
+	for _, sl := range s.slots {
+		if sl.t != nil {
+			continue
+		}
+		n := commonPrefix(sl.cached, t.prompt)
+		if n > bestN || (n == bestN && sl.lastUsed.Before(best.lastUsed)) {
+			best, bestN = sl, n
+		}
+	}
+	keep := 0
+	if t.cachePrompt {
+		keep = min(bestN, len(t.prompt)-1) // at least one token makes the logits
+	}
+	if err := s.sess.Truncate(best.id, keep); err != nil {
+		keep = 0
+		_ = s.sess.Truncate(best.id, 0)
+	}
+	best.start(t, keep)
+	s.metrics.slotStarted()
+}
+
+func commonPrefix(a, b []int32) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// reap ends tasks whose client went away or whose deadline passed.
+func (s *scheduler) reap() {
+	now := time.Now()
+	for _, sl := range s.slots {
+		switch {
+		case sl.t == nil:
+		case sl.t.cancelled.Load():
+			s.release(sl)
+		case now.After(sl.t.deadline):
+			sl.t.send(event{done: true, err: errors.New("the request timed out")})
+			s.release(sl)
+		}
+	}
+}
+
+func (s *scheduler) release(sl *slot) {
+	sl.t = nil
+	sl.lastUsed = time.Now()
+	s.metrics.slotDone()
+}
+
+func (s *scheduler) failAll(err error) {
+	for _, sl := range s.slots {
+		if sl.t != nil {
+			sl.t.send(event{done: true, err: err})
+			s.release(sl)
+		}
+	}
+	for {
+		select {
+		case t := <-s.queue:
+			t.send(event{done: true, err: err})
+		default:
+			return
+		}
+	}
+}
+
+// safeStep runs one step; a panic fails the running tasks and clears the
+// slots instead of taking the server down.
+func (s *scheduler) safeStep() {
+	defer func() {
+		if r := recover(); r != nil {
+			err := fmt.Errorf("internal error in decode step: %v", r)
+			for _, sl := range s.slots {
+				if sl.t != nil {
+					sl.t.send(event{done: true, err: err})
+					s.release(sl)
+				}
+				sl.cached = sl.cached[:0]
+				_ = s.sess.Truncate(sl.id, 0)
+			}
+		}
+	}()
+	s.decodeStep()
+}
+
+// decodeStep builds one batch, one token for every generating slot first
+// (so streams keep flowing), then prompt chunks up to the step size, and
+// samples every slot that produced an output.
+func (s *scheduler) decodeStep() {
+	s.batch.Reset()
+	s.outs = s.outs[:0]
+	for _, sl := range s.slots {
+		if sl.t != nil && sl.generating {
+			s.batch.Add(sl.last, int32(len(sl.cached)), int32(sl.id), true)
+			sl.cached = append(sl.cached, sl.last)
+			s.outs = append(s.outs, sl)
+		}
+	}
+	budget := s.step - s.batch.Len()
+	for _, sl := range s.slots {
+		if budget <= 0 {
+			break
+		}
+		if sl.t == nil || sl.generating {
+			continue
+		}
+		n := min(budget, len(sl.pending))
+		for i, tok := range sl.pending[:n] {
+			last := i == n-1 && n == len(sl.pending)
+			s.batch.Add(tok, int32(len(sl.cached)), int32(sl.id), last)
+			sl.cached = append(sl.cached, tok)
+		}
+		sl.pending = sl.pending[n:]
+		budget -= n
+		if len(sl.pending) == 0 {
+			s.outs = append(s.outs, sl)
+		}
+	}
+	if s.batch.Len() == 0 {
+		return
+	}
+	t0 := time.Now()
+	if err := s.sess.Decode(&s.batch); err != nil {
+		s.decodeFailed(err)
+		return
+	}
+	s.metrics.decoded(len(s.outs), time.Since(t0))
+	for k, sl := range s.outs {
+		s.sampleSlot(sl, s.sess.Logits(k))
+	}
+}
+
+// decodeFailed ends every task in the failed batch and forgets the slots'
+// caches, whose state is now unknown.
+func (s *scheduler) decodeFailed(err error) {
+	for _, sl := range s.slots {
+		if sl.t == nil {
+			continue
+		}
+		sl.t.send(event{done: true, err: fmt.Errorf("decode: %w", err)})
+		s.release(sl)
+		sl.cached = sl.cached[:0]
+		_ = s.sess.Truncate(sl.id, 0)
+	}
+}
+
+// snapshot reports which slots are busy, published after every step.
+func (s *scheduler) snapshot() []bool {
+	if p := s.busyView.Load(); p != nil {
+		return append([]bool(nil), (*p)...)
+	}
+	return make([]bool, len(s.slots))
+}
+
+func (s *scheduler) publish() {
+	v := make([]bool, len(s.slots))
+	for i, sl := range s.slots {
+		v[i] = sl.t != nil
+	}
+	s.busyView.Store(&v)
+}

@@ -1,0 +1,222 @@
+package server
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/engine/chat"
+)
+
+// Server serves one model. Create it with New, run it with Serve, stop it
+// with Shutdown.
+type Server struct {
+	cfg      Config
+	sess     engine.Session
+	sched    *scheduler
+	tmpl     *chat.Template
+	metrics  *metrics
+	http     *fasthttp.Server
+	started  time.Time
+	stopping atomic.Bool
+	routeMap atomic.Pointer[map[string]map[string]route]
+}
+
+// New creates the session (Parallel sequences of CtxSize positions) and
+// starts the scheduler.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.fill(); err != nil {
+		return nil, err
+	}
+	tmpl, err := pickTemplate(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	opts := cfg.Session
+	opts.NSeq, opts.NCtx, opts.NBatch = cfg.Parallel, cfg.CtxSize, cfg.UBatchSize
+	sess, err := cfg.Model.NewSession(opts)
+	if err != nil {
+		return nil, fmt.Errorf("server: session: %w", err)
+	}
+	s := &Server{cfg: cfg, sess: sess, tmpl: tmpl, metrics: &metrics{}, started: time.Now()}
+	s.sched = newScheduler(&s.cfg, sess, s.metrics)
+	s.http = &fasthttp.Server{
+		Handler:            s.handle,
+		Name:               "waggle",
+		MaxRequestBodySize: cfg.MaxBodyBytes,
+		ReadTimeout:        cfg.Timeout,
+		IdleTimeout:        cfg.Timeout,
+		CloseOnShutdown:    true,
+		ErrorHandler:       s.transportError,
+		NoDefaultDate:      true,
+	}
+	go s.sched.run()
+	return s, nil
+}
+
+// pickTemplate resolves --chat-template, then the GGUF's, then chatml.
+func pickTemplate(cfg *Config) (*chat.Template, error) {
+	src := cfg.ChatTemplate
+	if src == "" {
+		src = cfg.ModelChatTemplate
+	}
+	if src == "" {
+		src = chat.DefaultName
+	}
+	t, err := chat.Parse(src)
+	if err != nil {
+		return nil, fmt.Errorf("server: chat template: %w", err)
+	}
+	return t, nil
+}
+
+// NCtx is the per-slot context size in effect.
+func (s *Server) NCtx() int { return s.sched.nCtx }
+
+// Serve accepts connections on ln until Shutdown.
+func (s *Server) Serve(ln net.Listener) error { return s.http.Serve(ln) }
+
+// Shutdown stops accepting connections and waits for running requests
+// (streams included) until ctx ends; then it cancels what is left and
+// stops the scheduler.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.stopping.Store(true)
+	err := s.http.ShutdownWithContext(ctx)
+	s.sched.stop()
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// route is one handler and whether it needs the API key.
+type route struct {
+	fn     func(*fasthttp.RequestCtx)
+	public bool
+}
+
+func (s *Server) routes() map[string]map[string]route {
+	gen := func(fn func(*fasthttp.RequestCtx)) map[string]route { return map[string]route{"POST": {fn: fn}} }
+	get := func(fn func(*fasthttp.RequestCtx), public bool) map[string]route {
+		return map[string]route{"GET": {fn: fn, public: public}}
+	}
+	return map[string]map[string]route{
+		"/v1/chat/completions": gen(s.handleChat),
+		"/chat/completions":    gen(s.handleChat),
+		"/v1/completions":      gen(s.handleCompletions),
+		"/completions":         gen(s.handleCompletions),
+		"/completion":          gen(s.handleNative),
+		"/tokenize":            gen(s.handleTokenize),
+		"/detokenize":          gen(s.handleDetokenize),
+		"/apply-template":      gen(s.handleApplyTemplate),
+		"/v1/models":           get(s.handleModels, true),
+		"/models":              get(s.handleModels, true),
+		"/health":              get(s.handleHealth, true),
+		"/v1/health":           get(s.handleHealth, true),
+		"/metrics":             get(s.handleMetrics, false),
+		"/props":               get(s.handleProps, false),
+		"/slots":               get(s.handleSlots, false),
+	}
+}
+
+// handle routes a request: 404 for unknown paths, 405 with Allow for a
+// wrong method, 401 without the API key, and a recovered panic becomes a
+// 500 instead of taking the server down.
+func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	defer func() {
+		if r := recover(); r != nil {
+			if s.cfg.Log != nil {
+				fmt.Fprintf(s.cfg.Log, "panic serving %s: %v\n%s", ctx.Path(), r, debug.Stack())
+			}
+			writeError(ctx, newError(500, "server_error", "internal error: %v", r))
+		}
+	}()
+	path := strings.TrimRight(string(ctx.Path()), "/")
+	if path == "" {
+		path = "/"
+	}
+	methods, ok := s.routeTable()[path]
+	if !ok {
+		writeError(ctx, newError(404, "not_found_error", "no route %s %s", ctx.Method(), path))
+		return
+	}
+	method := string(ctx.Method())
+	if method == "OPTIONS" {
+		s.preflight(ctx, methods)
+		return
+	}
+	r, ok := methods[method]
+	if !ok {
+		ctx.Response.Header.Set("Allow", allow(methods))
+		writeError(ctx, newError(405, "invalid_request_error", "method %s is not allowed on %s (allowed: %s)", method, path, allow(methods)))
+		return
+	}
+	ctx.Response.Header.Set("Access-Control-Allow-Origin", "*")
+	if !r.public && !s.authorized(ctx) {
+		writeError(ctx, newError(401, "authentication_error", "invalid or missing API key: send Authorization: Bearer <key>"))
+		return
+	}
+	r.fn(ctx)
+}
+
+func (s *Server) routeTable() map[string]map[string]route {
+	if t := s.routeMap.Load(); t != nil {
+		return *t
+	}
+	t := s.routes()
+	s.routeMap.Store(&t)
+	return t
+}
+
+func allow(methods map[string]route) string {
+	var l []string
+	for m := range methods {
+		l = append(l, m)
+	}
+	return strings.Join(append(l, "OPTIONS"), ", ")
+}
+
+func (s *Server) preflight(ctx *fasthttp.RequestCtx, methods map[string]route) {
+	h := &ctx.Response.Header
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Access-Control-Allow-Methods", allow(methods))
+	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
+	ctx.SetStatusCode(fasthttp.StatusNoContent)
+}
+
+// authorized checks "Authorization: Bearer <key>" (or X-Api-Key) in
+// constant time when an API key is configured.
+func (s *Server) authorized(ctx *fasthttp.RequestCtx) bool {
+	if s.cfg.APIKey == "" {
+		return true
+	}
+	got := string(ctx.Request.Header.Peek("Authorization"))
+	if k, ok := strings.CutPrefix(got, "Bearer "); ok {
+		got = k
+	} else {
+		got = string(ctx.Request.Header.Peek("X-Api-Key"))
+	}
+	return subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.APIKey)) == 1
+}
+
+// transportError answers requests fasthttp could not read (too large,
+// malformed, timed out) with a JSON error instead of plain text.
+func (s *Server) transportError(ctx *fasthttp.RequestCtx, err error) {
+	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge) || strings.Contains(err.Error(), "body size exceeds"):
+		writeError(ctx, newError(413, "invalid_request_error", "request body larger than %d bytes", s.cfg.MaxBodyBytes))
+	case errors.Is(err, fasthttp.ErrTimeout) || strings.Contains(err.Error(), "timeout"):
+		writeError(ctx, newError(408, "invalid_request_error", "timed out reading the request"))
+	default:
+		writeError(ctx, newError(400, "invalid_request_error", "malformed HTTP request: %v", err))
+	}
+}

@@ -1,0 +1,365 @@
+package server
+
+import (
+	"encoding/json"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestChatCompletion(t *testing.T) {
+	ts := newTestServer(t, nil)
+	code, m := ts.post(t, "/v1/chat/completions", `{"messages":[{"role":"system","content":"s"},{"role":"user","content":[{"type":"text","text":"hi"}]}],"max_tokens":6,"temperature":0,"unknown_field":{"x":1}}`)
+	if code != 200 {
+		t.Fatalf("status %d: %v", code, m)
+	}
+	if m["object"] != "chat.completion" || !strings.HasPrefix(m["id"].(string), "chatcmpl-") {
+		t.Fatalf("shape: %v", m)
+	}
+	ch := m["choices"].([]any)[0].(map[string]any)
+	if ch["finish_reason"] != "length" || ch["message"].(map[string]any)["role"] != "assistant" {
+		t.Fatalf("choice: %v", ch)
+	}
+	u := m["usage"].(map[string]any)
+	if u["completion_tokens"].(float64) != 6 || u["total_tokens"].(float64) != u["prompt_tokens"].(float64)+6 {
+		t.Fatalf("usage: %v", u)
+	}
+	tm := m["timings"].(map[string]any)
+	if tm["predicted_n"].(float64) != 6 || tm["prompt_n"].(float64) <= 0 {
+		t.Fatalf("timings: %v", tm)
+	}
+}
+
+func TestChatStreamShape(t *testing.T) {
+	ts := newTestServer(t, nil)
+	code, body := ts.do(t, "POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}],"max_tokens":5,"temperature":0,"stream":true,"stream_options":{"include_usage":true}}`)
+	if code != 200 {
+		t.Fatalf("status %d: %s", code, body)
+	}
+	ev := sseEvents(t, body)
+	if ev[len(ev)-1] != "[DONE]" {
+		t.Fatalf("no [DONE]: %v", ev)
+	}
+	var chunks []map[string]any
+	for _, e := range ev[:len(ev)-1] {
+		var c map[string]any
+		if err := json.Unmarshal([]byte(e), &c); err != nil {
+			t.Fatal(err)
+		}
+		chunks = append(chunks, c)
+	}
+	first := chunks[0]["choices"].([]any)[0].(map[string]any)["delta"].(map[string]any)
+	if first["role"] != "assistant" || first["content"] != nil {
+		t.Fatalf("first delta %v", first)
+	}
+	id := chunks[0]["id"]
+	var text string
+	finish := ""
+	for _, c := range chunks[1 : len(chunks)-1] {
+		if c["id"] != id || c["object"] != "chat.completion.chunk" {
+			t.Fatalf("chunk %v", c)
+		}
+		ch := c["choices"].([]any)[0].(map[string]any)
+		d := ch["delta"].(map[string]any)
+		if _, has := d["role"]; has {
+			t.Fatal("role repeated")
+		}
+		if s, ok := d["content"].(string); ok {
+			text += s
+		}
+		if f, ok := ch["finish_reason"].(string); ok {
+			finish = f
+		}
+	}
+	usage := chunks[len(chunks)-1]
+	if len(usage["choices"].([]any)) != 0 || usage["usage"].(map[string]any)["completion_tokens"].(float64) != 5 || finish != "length" {
+		t.Fatalf("usage chunk %v finish %q", usage, finish)
+	}
+	// The stream's text equals the non-streamed one.
+	_, m := ts.post(t, "/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}],"max_tokens":5,"temperature":0}`)
+	if want := m["choices"].([]any)[0].(map[string]any)["message"].(map[string]any)["content"]; want != text {
+		t.Fatalf("stream %q != whole %q", text, want)
+	}
+}
+
+func TestCompletionsStopNAndLogprobs(t *testing.T) {
+	ts := newTestServer(t, nil)
+	_, m := ts.post(t, "/v1/completions", `{"prompt":"hello","max_tokens":12,"temperature":0}`)
+	full := m["choices"].([]any)[0].(map[string]any)["text"].(string)
+	if len(full) < 4 {
+		t.Fatalf("short text %q", full)
+	}
+	if stop := asciiPair(full); stop != "" {
+		sj, _ := json.Marshal(stop)
+		_, m = ts.post(t, "/v1/completions", `{"prompt":"hello","max_tokens":12,"temperature":0,"stop":[`+string(sj)+`]}`)
+		ch := m["choices"].([]any)[0].(map[string]any)
+		if want := full[:strings.Index(full, stop)]; ch["text"] != want || ch["finish_reason"] != "stop" {
+			t.Fatalf("stop %q: got %q (%v), want %q", stop, ch["text"], ch["finish_reason"], want)
+		}
+	} else {
+		t.Errorf("no printable pair in %q to use as a stop word", full)
+	}
+	_, m = ts.post(t, "/v1/completions", `{"prompt":"hello","max_tokens":4,"temperature":1,"seed":5,"n":3,"logprobs":2}`)
+	cs := m["choices"].([]any)
+	if len(cs) != 3 {
+		t.Fatalf("n=3 gave %d choices", len(cs))
+	}
+	lp := cs[1].(map[string]any)["logprobs"].(map[string]any)
+	if len(lp["tokens"].([]any)) != 4 || len(lp["top_logprobs"].([]any)[0].(map[string]any)) != 2 {
+		t.Fatalf("logprobs %v", lp)
+	}
+	for _, v := range lp["token_logprobs"].([]any) {
+		if v.(float64) > 0 {
+			t.Fatalf("logprob > 0: %v", v)
+		}
+	}
+}
+
+func TestNativeCompletionAndTokenize(t *testing.T) {
+	ts := newTestServer(t, nil)
+	code, m := ts.post(t, "/completion", `{"prompt":"hello","n_predict":3,"temperature":0}`)
+	if code != 200 || m["stop"] != true || m["tokens_predicted"].(float64) != 3 || m["stop_type"] != "limit" {
+		t.Fatalf("%d %v", code, m)
+	}
+	_, body := ts.do(t, "POST", "/completion", `{"prompt":"hello","n_predict":3,"temperature":0,"stream":true}`)
+	ev := sseEvents(t, body)
+	if strings.Contains(body, "[DONE]") || !strings.Contains(ev[len(ev)-1], `"stop":true`) {
+		t.Fatalf("native stream: %v", ev)
+	}
+	_, tk := ts.post(t, "/tokenize", `{"content":"hello world","with_pieces":false}`)
+	ids, _ := json.Marshal(tk["tokens"])
+	_, dt := ts.post(t, "/detokenize", `{"tokens":`+string(ids)+`}`)
+	if !strings.Contains(dt["content"].(string), "hello") {
+		t.Fatalf("round trip: %v -> %v", tk, dt)
+	}
+	_, pc := ts.post(t, "/tokenize", `{"content":"hi","with_pieces":true}`)
+	if _, ok := pc["tokens"].([]any)[0].(map[string]any)["piece"]; !ok {
+		t.Fatalf("with_pieces: %v", pc)
+	}
+}
+
+func TestInfoRoutes(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.Alias = "demo" })
+	for path, want := range map[string]string{"/health": `"ok"`, "/v1/models": `"demo"`, "/props": `"total_slots":2`, "/slots": `"n_ctx":128`, "/metrics": "llamacpp:requests_processing 0"} {
+		code, body := ts.do(t, "GET", path, "")
+		if code != 200 || !strings.Contains(body, want) {
+			t.Errorf("GET %s: %d %s", path, code, body)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	ts := newTestServer(t, nil)
+	cases := []struct {
+		method, path, body string
+		code               int
+		param              string
+	}{
+		{"GET", "/nope", "", 404, ""},
+		{"GET", "/v1/chat/completions", "", 405, ""},
+		{"POST", "/v1/chat/completions", "", 400, ""},
+		{"POST", "/v1/chat/completions", "{", 400, ""},
+		{"POST", "/v1/chat/completions", `[]`, 400, ""},
+		{"POST", "/v1/chat/completions", `{"messages":[]}`, 400, "messages"},
+		{"POST", "/v1/chat/completions", `{"messages":[{"role":"wizard","content":"x"}]}`, 400, "messages"},
+		{"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"x"}],"temperature":"hot"}`, 400, "temperature"},
+		{"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"x"}],"top_p":2}`, 400, "top_p"},
+		{"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"x"}],"n":0}`, 400, "n"},
+		{"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"x"}],"top_logprobs":3}`, 400, "top_logprobs"},
+		{"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"x"}],"max_tokens":-5}`, 400, "max_tokens"},
+		{"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"x"}],"reasoning_format":"x"}`, 400, "reasoning_format"},
+		{"POST", "/v1/completions", `{"prompt":"x","echo":true}`, 400, "echo"},
+		{"POST", "/v1/completions", `{"prompt":[99999999]}`, 400, "prompt"},
+		{"POST", "/v1/completions", `{"prompt":"x","stop":5}`, 400, "stop"},
+		{"POST", "/v1/completions", `{}`, 400, "prompt"},
+		{"POST", "/v1/completions", strings.Repeat("[", 100) + strings.Repeat("]", 100), 400, ""},
+		{"POST", "/detokenize", `{"tokens":[-1]}`, 400, "tokens"},
+	}
+	for _, c := range cases {
+		code, body := ts.do(t, c.method, c.path, c.body)
+		var m map[string]any
+		if err := json.Unmarshal([]byte(body), &m); err != nil {
+			t.Errorf("%s %s %q: not JSON: %q", c.method, c.path, c.body, body)
+			continue
+		}
+		e := errorOf(t, m)
+		if code != c.code || int(e["code"].(float64)) != c.code {
+			t.Errorf("%s %s %q: status %d, want %d (%v)", c.method, c.path, c.body, code, c.code, e)
+		}
+		if c.param != "" && e["param"] != c.param {
+			t.Errorf("%s %q: param %v, want %s", c.path, c.body, e["param"], c.param)
+		}
+	}
+}
+
+func TestPromptLongerThanContext(t *testing.T) {
+	ts := newTestServer(t, nil)
+	code, m := ts.post(t, "/v1/completions", `{"prompt":"`+strings.Repeat("hello ", 300)+`"}`)
+	e := errorOf(t, m)
+	if code != 400 || e["type"] != "exceed_context_size_error" || e["n_ctx"].(float64) != 128 || e["n_prompt_tokens"].(float64) < 128 {
+		t.Fatalf("%d %v", code, e)
+	}
+}
+
+func TestBodyLimitAndAuth(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.APIKey = "sekrit"; c.MaxBodyBytes = 1 << 10 })
+	code, body := ts.do(t, "POST", "/v1/completions", `{"prompt":"x"}`)
+	if code != 401 || !strings.Contains(body, "authentication_error") {
+		t.Fatalf("no key: %d %s", code, body)
+	}
+	if code, _ := ts.do(t, "POST", "/v1/completions", `{"prompt":"x","max_tokens":1}`, "Authorization", "Bearer wrong"); code != 401 {
+		t.Fatalf("wrong key: %d", code)
+	}
+	if code, body := ts.do(t, "POST", "/v1/completions", `{"prompt":"x","max_tokens":1}`, "Authorization", "Bearer sekrit"); code != 200 {
+		t.Fatalf("right key: %d %s", code, body)
+	}
+	if code, _ := ts.do(t, "GET", "/health", ""); code != 200 {
+		t.Fatalf("/health must be public, got %d", code)
+	}
+	code, body = ts.do(t, "POST", "/v1/completions", `{"prompt":"`+strings.Repeat("x", 4<<10)+`"}`, "Authorization", "Bearer sekrit")
+	if code != 413 || !strings.Contains(body, "invalid_request_error") {
+		t.Fatalf("oversized body: %d %s", code, body)
+	}
+}
+
+// TestQueueFull holds the scheduler so one request runs, one waits and the
+// third finds the queue full.
+func TestQueueFull(t *testing.T) {
+	gate := make(chan struct{})
+	var once sync.Once
+	testHookStep = func() { <-gate }
+	defer func() { testHookStep = nil }()
+	ts := newTestServer(t, func(c *Config) { c.Parallel = 1; c.MaxQueue = 1 })
+	defer once.Do(func() { close(gate) })
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() { defer wg.Done(); ts.do(t, "POST", "/v1/completions", `{"prompt":"hi","max_tokens":2}`) }()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(ts.sched.queue) == 0 || ts.sched.busy() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("requests did not queue")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	req := `{"prompt":"hi","max_tokens":2}`
+	code, body := ts.do(t, "POST", "/v1/completions", req)
+	if code != 503 || !strings.Contains(body, "unavailable_error") {
+		t.Fatalf("full queue: %d %s", code, body)
+	}
+	once.Do(func() { close(gate) })
+	wg.Wait()
+}
+
+// TestDisconnectFreesSlot drops a streaming client and expects its slot
+// back well before its 100000-token budget could run out.
+func TestDisconnectFreesSlot(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.Parallel = 1; c.CtxSize = 4096 })
+	conn, err := ts.ln.Dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := `{"prompt":"hi","max_tokens":4000,"stream":true}`
+	conn.Write([]byte("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: " + itoa(len(body)) + "\r\n\r\n" + body))
+	buf := make([]byte, 4096)
+	if _, err := conn.Read(buf); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	waitIdle(t, ts, 10*time.Second)
+}
+
+func waitIdle(t *testing.T, ts *testServer, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		_, body := ts.do(t, "GET", "/metrics", "")
+		if strings.Contains(body, "llamacpp:requests_processing 0") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("slot still busy after %v:\n%s", d, body)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestParallelMatchesAlone runs seeded requests one at a time, then all at
+// once on 4 slots: every text must be the same (no mixing between slots)
+// and the concurrent run must have batched several slots per decode.
+func TestParallelMatchesAlone(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.Parallel = 4; c.CtxSize = 256 })
+	const n = 8
+	req := func(i int) string {
+		return jsonf(`{"prompt":"hello %d","max_tokens":24,"temperature":0.9,"seed":%d,"cache_prompt":false}`, i, 100+i)
+	}
+	alone := make([]string, n)
+	for i := range n {
+		_, m := ts.post(t, "/v1/completions", req(i))
+		alone[i] = m["choices"].([]any)[0].(map[string]any)["text"].(string)
+	}
+	got := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, body := ts.do(t, "POST", "/v1/completions", strings.Replace(req(i), "}", `,"stream":true}`, 1))
+			for _, e := range sseEvents(t, body) {
+				var c map[string]any
+				if e != "[DONE]" && json.Unmarshal([]byte(e), &c) == nil && len(c["choices"].([]any)) > 0 {
+					got[i] += c["choices"].([]any)[0].(map[string]any)["text"].(string)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range n {
+		if got[i] != alone[i] {
+			t.Errorf("request %d: concurrent %q != alone %q", i, got[i], alone[i])
+		}
+	}
+	_, body := ts.do(t, "GET", "/metrics", "")
+	if strings.Contains(body, "llamacpp:n_busy_slots_per_decode 1\n") {
+		t.Errorf("no batching happened:\n%s", body)
+	}
+}
+
+func TestShutdownEndsStreams(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.Parallel = 1; c.CtxSize = 4096 })
+	done := make(chan int, 1)
+	go func() {
+		code, _ := ts.do(t, "POST", "/v1/completions", `{"prompt":"hi","max_tokens":50,"stream":true}`)
+		done <- code
+	}()
+	time.Sleep(50 * time.Millisecond)
+	ts.stopping.Store(true)
+	if code, _ := ts.do(t, "GET", "/health", ""); code != 503 {
+		t.Fatalf("health while stopping: %d", code)
+	}
+	select {
+	case code := <-done:
+		if code != 200 {
+			t.Fatalf("stream status %d", code)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("stream did not finish")
+	}
+}
+
+var _ = net.Dial
+
+// asciiPair returns the first two consecutive printable ASCII bytes of s.
+func asciiPair(s string) string {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] >= 0x21 && s[i] < 0x7f && s[i+1] >= 0x21 && s[i+1] < 0x7f {
+			return s[i : i+2]
+		}
+	}
+	return ""
+}

@@ -1,0 +1,111 @@
+package server
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// task is one choice of one request: a prompt to continue in some slot.
+// The handler goroutine creates it; the scheduler fills its mailbox.
+type task struct {
+	index       int // choice index
+	prompt      []int32
+	sampling    SamplingParams
+	nPredict    int // already bounded by the context
+	stops       []string
+	cachePrompt bool
+	nProbs      int // top logprobs per token; 0 = none
+	logprobs    bool
+	deadline    time.Time
+	thinkBudget int  // -1 unlimited
+	inThink     bool // the prompt opened a <think> block
+	closeThink  []int32
+	smp         Sampler
+
+	cancelled atomic.Bool
+	out       *mailbox // shared by the tasks of one request
+}
+
+// cancel asks the scheduler to stop the task and free its slot.
+func (t *task) cancel() { t.cancelled.Store(true) }
+
+// tokenProb is one token with its log-probability.
+type tokenProb struct {
+	ID      int32
+	Text    string
+	Logprob float32
+}
+
+// event is what a task reports: generated text (safe to show: no partial
+// stop word, whole UTF-8 characters), the token behind it, and at the end
+// the finish reason and counts.
+type event struct {
+	index  int // the task's choice index
+	text   string
+	tokens []int32
+	probs  []tokenLogprobs // one per token when logprobs were asked
+
+	done       bool
+	finish     string // "stop" or "length"
+	stopType   string // eos, word, limit (llama.cpp's stop_type)
+	stopWord   string
+	err        error
+	slot       int
+	promptN    int // prompt tokens evaluated (not from cache)
+	cachedN    int
+	predictedN int
+	promptMS   float64
+	genMS      float64
+}
+
+// tokenLogprobs is the chosen token and the top alternatives.
+type tokenLogprobs struct {
+	tokenProb
+	Top []tokenProb
+}
+
+// mailbox is an unbounded queue of events with a wake-up channel, so the
+// scheduler never blocks on a slow client.
+type mailbox struct {
+	mu     sync.Mutex
+	events []event
+	wake   chan struct{}
+}
+
+func newMailbox() *mailbox { return &mailbox{wake: make(chan struct{}, 1)} }
+
+func (m *mailbox) put(e event) {
+	m.mu.Lock()
+	m.events = append(m.events, e)
+	m.mu.Unlock()
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
+// send stamps e with the task's index and queues it.
+func (t *task) send(e event) {
+	e.index = t.index
+	t.out.put(e)
+}
+
+// take returns the queued events, waiting up to until for at least one.
+// It returns nil when the wait times out.
+func (m *mailbox) take(until <-chan time.Time) []event {
+	for {
+		m.mu.Lock()
+		ev := m.events
+		m.events = nil
+		m.mu.Unlock()
+		if len(ev) > 0 {
+			return ev
+		}
+		select {
+		case <-m.wake:
+		case <-until:
+			return nil
+		}
+	}
+}
