@@ -15,6 +15,8 @@ var llamaShortFlags = map[string]string{
 	"-cb":  "--cont-batching",
 	"-sm":  "--split-mode",
 	"-kvu": "--kv-unified",
+	"-lcs": "--lookup-cache-static",
+	"-lcd": "--lookup-cache-dynamic",
 }
 
 // normalizeArgs rewrites llama.cpp's multi-letter short flags (also in the

@@ -190,3 +190,34 @@ func TestNormalizeArgs(t *testing.T) {
 		t.Fatalf("normalizeArgs = %v, want %v", got, want)
 	}
 }
+
+// TestRunSpeculativeEqualsPlain: greedy speculative decoding through the CLI
+// prints exactly what plain greedy decoding prints, and really drafts.
+func TestRunSpeculativeEqualsPlain(t *testing.T) {
+	m := model(t, "stories260K-f32.gguf")
+	prompt := "Lily and Tom went to the park. Lily and Tom went to the park. Lily and Tom went to the"
+	plain, err := runCLI(t, "run", "-m", m, "-p", prompt, "-n", "48", "--temp", "0", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, types := range []string{"suffix", "copyspec,ngram-simple", "recycle"} {
+		out, err := runCLI(t, "run", "-m", m, "-p", prompt, "-n", "48", "--temp", "0", "--json",
+			"--spec-type", types, "--no-spec-dm-adaptive", "--spec-ngram-simple-size-n", "3")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b runResult
+		if err := json.Unmarshal([]byte(plain), &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(out), &b); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(a.Tokens, b.Tokens) {
+			t.Fatalf("--spec-type %s: %v\nplain: %v", types, b.Tokens, a.Tokens)
+		}
+		if b.Timings.DraftN == 0 {
+			t.Errorf("--spec-type %s drafted nothing on a repeating prompt", types)
+		}
+	}
+}

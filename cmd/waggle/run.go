@@ -8,12 +8,14 @@ import (
 
 	"github.com/waggle-llm/waggle/engine"
 	"github.com/waggle-llm/waggle/engine/sample"
+	"github.com/waggle-llm/waggle/spec"
 )
 
 // runCmd generates text, streaming it to stdout like llama-cli.
 type runCmd struct {
 	modelFlags
 	samplingFlags
+	specFlags
 	Prompt   string `short:"p" help:"Prompt text."`
 	Tokens   string `help:"Prompt as comma-separated token ids instead of text."`
 	NPredict int    `short:"n" name:"n-predict" help:"Tokens to generate (-1: until end of generation or a full context)." default:"128"`
@@ -36,6 +38,8 @@ type timingsJSON struct {
 	PredictedN         int     `json:"predicted_n"`
 	PredictedMS        float64 `json:"predicted_ms"`
 	PredictedPerSecond float64 `json:"predicted_per_second"`
+	DraftN             int     `json:"draft_n,omitempty"`
+	DraftNAccepted     int     `json:"draft_n_accepted,omitempty"`
 }
 
 func toTimingsJSON(t engine.Timings) timingsJSON {
@@ -75,27 +79,55 @@ func (c *runCmd) Run() error {
 		fmt.Fprint(out, c.Prompt)
 		out.Flush()
 	}
-	g := &engine.Generator{Sess: sess, Sampler: smp, IsEOG: tok.IsEOG}
-	tm, err := g.Generate(prompt, n, func(t int32) bool {
+	emit := func(t int32) bool {
 		generated = append(generated, t)
 		if !c.JSON && !tok.IsEOG(t) {
 			fmt.Fprint(out, dec.Add(t))
 			out.Flush()
 		}
 		return true
-	})
+	}
+	tm, draft, err := c.generate(l, sess, smp, prompt, n, emit)
 	if err != nil {
 		return err
 	}
 	if c.JSON {
+		tj := toTimingsJSON(tm)
+		tj.DraftN, tj.DraftNAccepted = draft.n, draft.accepted
 		return json.NewEncoder(out).Encode(runResult{
-			PromptTokens: prompt, Tokens: generated, Text: generatedText(l, generated), Timings: toTimingsJSON(tm),
+			PromptTokens: prompt, Tokens: generated, Text: generatedText(l, generated), Timings: tj,
 		})
 	}
 	fmt.Fprint(out, dec.Flush(), "\n")
 	fmt.Fprintf(stderr, "\nprompt: %d tokens in %.1f ms (%.2f t/s); generated: %d tokens in %.1f ms (%.2f t/s)\n",
 		tm.PromptN, tm.PromptMS, tm.PromptPerSecond(), tm.PredictedN, tm.PredictedMS, tm.PredictedPerSecond())
 	return nil
+}
+
+// draftCounts are the speculative totals of one run.
+type draftCounts struct{ n, accepted int }
+
+// generate runs plain decoding, or speculative decoding when --spec-type or
+// a draft model asks for it, printing llama.cpp's statistics lines.
+func (c *runCmd) generate(l *engine.Loaded, sess engine.Session, smp *sample.Sampler, prompt []int32, n int, emit func(int32) bool) (engine.Timings, draftCounts, error) {
+	sp, closeSpec, err := c.speculator(l, sess)
+	if err != nil {
+		return engine.Timings{}, draftCounts{}, err
+	}
+	defer closeSpec()
+	if sp == nil {
+		g := &engine.Generator{Sess: sess, Sampler: smp, IsEOG: l.Tokenizer.IsEOG}
+		tm, err := g.Generate(prompt, n, emit)
+		return tm, draftCounts{}, err
+	}
+	sl := &spec.Slot{Sampler: smp, IsEOG: l.Tokenizer.IsEOG}
+	tm, err := sp.Generate(sl, prompt, n, emit)
+	for _, st := range sp.Chain.Stats() {
+		fmt.Fprintln(stderr, st.Snapshot())
+	}
+	fmt.Fprintf(stderr, "draft acceptance rate = %.5f (%d accepted / %d generated)\n",
+		float64(sl.DraftAccepted)/float64(max(sl.DraftN, 1)), sl.DraftAccepted, sl.DraftN)
+	return tm, draftCounts{sl.DraftN, sl.DraftAccepted}, err
 }
 
 // generatedText detokenizes the generated ids, leaving out an

@@ -1,0 +1,57 @@
+package spec
+
+import "github.com/waggle-llm/waggle/engine/sample"
+
+// RequestOptions are per-request overrides (the server fills them from a
+// request's "speculative.n_max", "speculative.n_min" and
+// "speculative.type"). Zero values mean "as configured".
+type RequestOptions struct {
+	NMax  int      // cap on every draft of this request (> 0 to override)
+	NMin  int      // shortest draft worth verifying (> 0 to override)
+	Types []string // subset of the chain's strategies to use (nil: all)
+	// Off disables speculation for the request ("speculative.type": "none").
+	Off bool
+}
+
+// Slot is one generating sequence: its sampler, the tokens so far, limits,
+// its adaptive controller (kept across requests, as BeeLlama keeps its
+// EWMAs on the server slot) and its draft counters.
+type Slot struct {
+	Seq     int32
+	Sampler *sample.Sampler
+	// NPredict bounds the tokens generated per request (< 0: until the
+	// context is full or an end-of-generation token).
+	NPredict int
+	// IsEOG ends generation after an end-of-generation token (nil: never).
+	IsEOG func(int32) bool
+	Opts  RequestOptions
+
+	// DraftN and DraftAccepted count this request's drafted and accepted
+	// tokens (llama.cpp's timings.draft_n and draft_n_accepted).
+	DraftN, DraftAccepted int
+
+	tokens []int32 // prompt and emitted tokens; the last is not in the KV cache
+	nGen   int
+	done   bool
+	mask   uint64 // strategies allowed (bit i: chain index i)
+	ctl    Controller
+	req    Request
+	lastK  int // draft length of the last cycle
+}
+
+// Tokens returns the sequence so far (prompt and generated), aliasing the
+// slot's storage.
+func (s *Slot) Tokens() []int32 { return s.tokens }
+
+// Generated returns how many tokens this request has emitted.
+func (s *Slot) Generated() int { return s.nGen }
+
+// Done reports that the slot stopped: n-predict reached, an
+// end-of-generation token, a full context, or emit returned false.
+func (s *Slot) Done() bool { return s.done }
+
+// NPast is the number of the slot's positions in the KV cache.
+func (s *Slot) NPast() int { return max(len(s.tokens)-1, 0) }
+
+// Controller returns the slot's adaptive controller (nil when off).
+func (s *Slot) Controller() Controller { return s.ctl }

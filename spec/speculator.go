@@ -1,0 +1,355 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/engine/sample"
+)
+
+// Speculator runs speculative decoding for the slots of one target session.
+// Its batch, requests and verification buffers are reused, so a warm cycle
+// allocates nothing in the loop itself (strategies may).
+type Speculator struct {
+	Sess  engine.Session
+	Chain *Chain // nil or empty: plain decoding through the same loop
+	// Adaptive configures each slot's depth controller; Base is the depth
+	// it works below (the deepest draft configured).
+	Adaptive AdaptiveParams
+	Base     int
+
+	batch    engine.Batch
+	reqs     []*Request
+	active   []*Slot
+	residual []sample.Candidate
+	out      []int32
+	vtoks    []int32
+	vrow     int
+	logitsAt func(i int) []float32
+	// verify is the verification rule; tests swap in broken ones to prove
+	// that the equality test catches them.
+	verify func(sp *Speculator, sl *Slot, row int, draft []int32, out []int32) []int32
+}
+
+// New returns a Speculator over sess with chain (which may be nil) and the
+// adaptive settings and base depth of cfg.
+func New(sess engine.Session, chain *Chain, cfg *Config) *Speculator {
+	sp := &Speculator{Sess: sess, Chain: chain, verify: verifyRows}
+	if cfg != nil {
+		sp.Adaptive, sp.Base = cfg.Adaptive, cfg.BaseDepth()
+	}
+	return sp
+}
+
+// BaseDepth is the deepest draft any configured strategy makes: the depth
+// the adaptive controller works below.
+func (c *Config) BaseDepth() int {
+	b := c.NMax
+	for _, t := range c.Types {
+		switch t {
+		case "ngram-simple":
+			b = max(b, c.NgramSimple.SizeM)
+		case "ngram-map-k":
+			b = max(b, c.NgramMapK.SizeM)
+		case "ngram-map-k4v":
+			b = max(b, c.NgramMapK4V.SizeM)
+		case "ngram-mod":
+			b = max(b, c.NgramMod.NMax)
+		case "draft-simple":
+			b = max(b, c.Draft.NMax)
+		}
+	}
+	return max(b, 1)
+}
+
+// Start begins a request on sl: the prompt's tokens go to the sampler's
+// penalty history, the part of prompt beyond what the KV cache already holds
+// for sl.Seq is decoded (the caller guarantees that cached part equals
+// prompt's prefix), the chain is told, and the first token is sampled,
+// recorded and returned (the caller emits it).
+func (sp *Speculator) Start(sl *Slot, prompt []int32) (int32, error) {
+	if len(prompt) == 0 {
+		return 0, fmt.Errorf("spec: empty prompt")
+	}
+	if err := sp.setup(sl); err != nil {
+		return 0, err
+	}
+	for _, t := range prompt {
+		sl.Sampler.Accept(t)
+	}
+	if err := sp.prefill(sl.Seq, prompt); err != nil {
+		return 0, err
+	}
+	sl.tokens = append(sl.tokens[:0], prompt...)
+	sl.nGen, sl.done, sl.DraftN, sl.DraftAccepted = 0, false, 0, 0
+	if sp.Chain.Len() > 0 {
+		sp.Chain.Begin(int(sl.Seq), prompt)
+	}
+	if sl.ctl != nil {
+		sl.ctl.Begin()
+	}
+	tok := sl.Sampler.Sample(sp.Sess.Logits(sp.Sess.NumOutputs() - 1))
+	sl.Sampler.Accept(tok)
+	sp.push(sl, tok)
+	return tok, nil
+}
+
+// setup resolves the slot's strategy mask and controller.
+func (sp *Speculator) setup(sl *Slot) error {
+	mask, err := sp.maskFor(sl.Opts)
+	if err != nil {
+		return err
+	}
+	sl.mask = mask
+	if sl.ctl == nil && sp.Adaptive.Enabled {
+		sl.ctl = NewController(sp.Adaptive)
+	}
+	if cap(sl.req.Draft) == 0 {
+		sl.req.Draft = make([]int32, 0, sp.Sess.Options().NBatch)
+	}
+	return nil
+}
+
+func (sp *Speculator) maskFor(o RequestOptions) (uint64, error) {
+	if o.Off || sp.Chain.Len() == 0 {
+		return 0, nil
+	}
+	if o.Types == nil {
+		return 1<<sp.Chain.Len() - 1, nil
+	}
+	var m uint64
+	for _, t := range o.Types {
+		i := -1
+		for j, s := range sp.Chain.strats {
+			if s.Name() == t {
+				i = j
+			}
+		}
+		if i < 0 {
+			return 0, fmt.Errorf("spec: speculative type %q was requested but the server was not started with it", t)
+		}
+		m |= 1 << i
+	}
+	return m, nil
+}
+
+// prefill decodes prompt[SeqLen:] in NBatch chunks, re-decoding the last
+// prompt token when the cache already holds all of it, so that its logits
+// are the last output.
+func (sp *Speculator) prefill(seq int32, prompt []int32) error {
+	have := sp.Sess.SeqLen(int(seq))
+	if have > len(prompt) {
+		return fmt.Errorf("spec: sequence %d holds %d positions, more than the %d-token prompt", seq, have, len(prompt))
+	}
+	if have == len(prompt) {
+		have--
+		if err := sp.Sess.Truncate(int(seq), have); err != nil {
+			return err
+		}
+	}
+	nb := sp.Sess.Options().NBatch
+	for start := have; start < len(prompt); start += nb {
+		end := min(start+nb, len(prompt))
+		sp.batch.Reset()
+		for i := start; i < end; i++ {
+			sp.batch.Add(prompt[i], int32(i), seq, i == len(prompt)-1)
+		}
+		if err := sp.Sess.Decode(&sp.batch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// push appends an emitted token and updates the stop conditions.
+func (sp *Speculator) push(sl *Slot, tok int32) {
+	sl.tokens = append(sl.tokens, tok)
+	sl.nGen++
+	if sl.NPredict >= 0 && sl.nGen >= sl.NPredict {
+		sl.done = true
+	}
+	if sl.IsEOG != nil && sl.IsEOG(tok) {
+		sl.done = true
+	}
+	if sl.NPast() >= sp.Sess.Options().NCtx {
+		sl.done = true // the last token cannot be evaluated: the context is full
+	}
+}
+
+// Stop marks sl done (the caller's own stop condition, such as a stop string).
+func (sl *Slot) Stop() { sl.done = true }
+
+var errNoSlots = errors.New("spec: no active slot")
+
+// Step runs one cycle for every slot not done: draft, verify all slots'
+// drafts in one target batch, roll back rejected cells, and emit the
+// accepted tokens plus one target token each. emit returning false stops
+// that slot at that token (later tokens of the cycle are dropped and their
+// cells removed).
+func (sp *Speculator) Step(slots []*Slot, emit func(sl *Slot, tok int32) bool) error {
+	t0 := time.Now()
+	sp.active = sp.active[:0]
+	for _, sl := range slots {
+		if !sl.done {
+			sp.active = append(sp.active, sl)
+		}
+	}
+	if len(sp.active) == 0 {
+		return errNoSlots
+	}
+	sp.draftAll()
+	tDraft := time.Since(t0)
+	sp.buildBatch()
+	if err := sp.Sess.Decode(&sp.batch); err != nil {
+		return err
+	}
+	if sp.Chain.Len() > 0 {
+		sp.Chain.Observe(&sp.batch)
+	}
+	row := 0
+	for _, sl := range sp.active {
+		k := len(sl.req.Draft)
+		if err := sp.finish(sl, row, emit); err != nil {
+			return err
+		}
+		row += k + 1
+	}
+	if len(sp.active) == 1 {
+		sl := sp.active[0]
+		if sl.ctl != nil {
+			sl.ctl.Timing(sl.lastK, tDraft, time.Since(t0))
+		}
+	}
+	return nil
+}
+
+// draftAll asks the chain for drafts for every active slot with a cap > 0.
+func (sp *Speculator) draftAll() {
+	sp.reqs = sp.reqs[:0]
+	budget := sp.Sess.Options().NBatch - len(sp.active)
+	for _, sl := range sp.active {
+		r := &sl.req
+		r.Draft = r.Draft[:0]
+		n := sp.depth(sl)
+		n = min(n, budget)
+		if n <= 0 || sl.mask == 0 {
+			continue
+		}
+		budget -= n
+		r.Seq, r.NMax, r.NMin = int(sl.Seq), n, sl.Opts.NMin
+		r.History, r.Last, r.NPast = sl.tokens[:len(sl.tokens)-1], sl.tokens[len(sl.tokens)-1], len(sl.tokens)-1
+		r.mask = sl.mask
+		sp.reqs = append(sp.reqs, r)
+	}
+	if len(sp.reqs) > 0 {
+		sp.Chain.Draft(sp.reqs)
+	}
+}
+
+// depth is the draft cap for sl this cycle: the context room, the tokens
+// left to generate, the request's n_max, and the adaptive controller.
+func (sp *Speculator) depth(sl *Slot) int {
+	n := sp.Sess.Options().NCtx - sl.NPast() - 1
+	if sl.NPredict >= 0 {
+		n = min(n, sl.NPredict-sl.nGen-1)
+	}
+	base := sp.Base
+	if sl.Opts.NMax > 0 {
+		base = sl.Opts.NMax
+	}
+	n = min(n, base)
+	if sl.ctl != nil && n > 0 {
+		n = min(n, sl.ctl.Depth(base))
+	}
+	return n
+}
+
+func (sp *Speculator) buildBatch() {
+	sp.batch.Reset()
+	for _, sl := range sp.active {
+		pos := int32(sl.NPast())
+		sp.batch.Add(sl.tokens[len(sl.tokens)-1], pos, sl.Seq, true)
+		for i, d := range sl.req.Draft {
+			sp.batch.Add(d, pos+1+int32(i), sl.Seq, true)
+		}
+	}
+}
+
+// finish verifies sl's rows, rolls back rejected cells and emits.
+func (sp *Speculator) finish(sl *Slot, row int, emit func(*Slot, int32) bool) error {
+	draft := sl.req.Draft
+	k := len(draft)
+	nPast := sl.NPast()
+	sp.out = sp.verify(sp, sl, row, draft, sp.out[:0])
+	m := len(sp.out) - 1
+	if k > 0 {
+		sp.Chain.Accept(int(sl.Seq), m)
+		sl.DraftN += k
+		sl.DraftAccepted += m
+	}
+	sl.lastK = k
+	if sp.Chain.Len() > 0 {
+		sp.verified(sl, row, k, m)
+	}
+	if sl.ctl != nil {
+		sl.ctl.Record(k, m)
+	}
+	for _, tok := range sp.out {
+		sp.push(sl, tok)
+		if !emit(sl, tok) {
+			sl.done = true
+		}
+		if sl.done {
+			break
+		}
+	}
+	// Cells kept: everything but the newest emitted token.
+	if keep := sl.NPast(); keep < nPast+1+k {
+		return sp.Sess.Truncate(int(sl.Seq), keep)
+	}
+	return nil
+}
+
+// verified shows the verdict to strategies that learn from the target.
+func (sp *Speculator) verified(sl *Slot, row, k, m int) {
+	sp.vtoks = append(append(sp.vtoks[:0], sl.tokens[len(sl.tokens)-1]), sl.req.Draft...)
+	sp.vrow = row
+	if sp.logitsAt == nil {
+		sp.logitsAt = func(i int) []float32 { return sp.Sess.Logits(sp.vrow + i) }
+	}
+	sp.Chain.Verified(int(sl.Seq), sp.vtoks, m+1, sp.logitsAt)
+	_ = k
+}
+
+// Generate runs a whole request on one slot, shaped like
+// engine.Generator.Generate: prefill, then cycles until n tokens, an
+// end-of-generation token (emitted), a full context, or emit returning
+// false.
+func (sp *Speculator) Generate(sl *Slot, prompt []int32, n int, emit func(tok int32) bool) (engine.Timings, error) {
+	var tm engine.Timings
+	t0 := time.Now()
+	sl.NPredict = n
+	tok, err := sp.Start(sl, prompt)
+	if err != nil {
+		return tm, err
+	}
+	tm.PromptN, tm.PromptMS = len(prompt), msSince(t0)
+	t1 := time.Now()
+	if !emit(tok) {
+		sl.done = true
+	}
+	one := []*Slot{sl}
+	fn := func(_ *Slot, t int32) bool { return emit(t) }
+	for !sl.done {
+		if err := sp.Step(one, fn); err != nil {
+			tm.PredictedN, tm.PredictedMS = sl.nGen, msSince(t1)
+			return tm, err
+		}
+	}
+	tm.PredictedN, tm.PredictedMS = sl.nGen, msSince(t1)
+	return tm, nil
+}
+
+func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
