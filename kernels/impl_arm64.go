@@ -3,7 +3,27 @@
 package kernels
 
 // archImplementations returns the arm64 assembly implementations: "neon"
-// (parent "generic", available: hasNEON()), whose kernels may pick SDOT
-// variants (<op>NEONDot) inside when cpuFeatures.ASIMDDP is set. None exist
-// yet, so only generic runs.
-func archImplementations() []*implementation { return nil }
+// (plain Advanced SIMD, on top of generic; widening SMULL/SADALP multiplies
+// for the integer block sums) and "neondot" (on top of neon, available when
+// the CPU has the dot-product extension; SDOT for the block sums). Each
+// family of kernels fills the tables from its own file:
+//
+//	registerLegacyQuantsARM64  vecdot_legacy_arm64.go  Q4_0 Q8_0 dots and their VecDotN
+//	registerKQuantsARM64       vecdot_k_arm64.go       Q4_K Q6_K dots, Q4_K VecDotN
+//	registerQuantizeARM64      quantize_arm64.go       q8_0 and q8_K activation quantizers
+//
+// A nil table entry inherits from the parent implementation, so neondot
+// only lists the kernels that SDOT speeds up. WAGGLE_KERNELS=neon forces the
+// plain NEON kernels on a dot-product CPU.
+func archImplementations() []*implementation {
+	neon := &implementation{name: "neon", parent: "generic", priority: 1, available: hasNEON()}
+	neondot := &implementation{name: "neondot", parent: "neon", priority: 2, available: hasNEON() && cpuFeatures.ASIMDDP}
+	for _, register := range []func(neon, neondot *kernelTable){
+		registerLegacyQuantsARM64,
+		registerKQuantsARM64,
+		registerQuantizeARM64,
+	} {
+		register(&neon.kernels, &neondot.kernels)
+	}
+	return []*implementation{neon, neondot}
+}

@@ -1,0 +1,33 @@
+//go:build !purego
+
+package kernels
+
+// registerQuantizeARM64 adds the arm64 assembly for the q8_0 and q8_K
+// activation quantizers to the neon table (neondot inherits them; they need
+// no dot product).
+func registerQuantizeARM64(neon, neondot *kernelTable) {
+	neon.quantize[Q8_0] = quantizeQ8_0NEON
+	neon.quantize[Q8_K] = quantizeQ8_KNEON
+}
+
+// quantizeQ8_0NEON is quantizeRowQ8_0Generic, byte for byte for NaN-free
+// input (NaNs give unspecified bytes, never a fault): per block of
+// 32, amax = max|x| (FMAXNM, so NaNs are skipped as the generic `>` skips
+// them), d = amax/127 stored as fp16 (FCVT, round to nearest even),
+// q = FCVTNS(x * (127/amax)) (0 multiplier for amax = 0), and the low byte
+// of each int32 kept, which is what the generic int conversion gives on
+// arm64 even for the ±Inf products of a subnormal amax. len(src) is a
+// multiple of 32 and len(dst) = 34*len(src)/32.
+//
+//go:noescape
+func quantizeQ8_0NEON(dst []byte, src []float32)
+
+// quantizeQ8_KNEON is quantizeRowQ8_KGeneric, byte for byte for NaN-free
+// input (NaNs give unspecified bytes, never a fault): per block of
+// 256, vmax = the first value of largest magnitude, iscale = -127/vmax,
+// q = min(127, FCVTNS(iscale*x)) (low byte stored), bsums = int16 sums of
+// 16 q, d = 1/iscale; an all-zero block is written as 292 zero bytes.
+// len(src) is a multiple of 256 and len(dst) = 292*len(src)/256.
+//
+//go:noescape
+func quantizeQ8_KNEON(dst []byte, src []float32)
