@@ -62,15 +62,25 @@ func TestEnvOverride(t *testing.T) {
 }
 
 // TestRequireAsm lets CI insist that an assembly implementation is really
-// in use: WAGGLE_REQUIRE_IMPL=avx2 fails the run when this machine selects
-// anything else (a silent fall-back to generic would otherwise look green).
+// in use, since a silent fall-back to generic would otherwise look green:
+// WAGGLE_REQUIRE_ASM=1 fails the run when generic is selected or when
+// WAGGLE_KERNELS names a path this machine did not select, and
+// WAGGLE_REQUIRE_IMPL=avx2 fails it unless exactly that one is in use.
 func TestRequireAsm(t *testing.T) {
-	want := os.Getenv("WAGGLE_REQUIRE_IMPL")
-	if want == "" {
-		t.Skip("WAGGLE_REQUIRE_IMPL not set")
+	asm, want := os.Getenv("WAGGLE_REQUIRE_ASM"), os.Getenv("WAGGLE_REQUIRE_IMPL")
+	if (asm == "" || asm == "0") && want == "" {
+		t.Skip("neither WAGGLE_REQUIRE_ASM nor WAGGLE_REQUIRE_IMPL is set")
 	}
-	if Impl() != want {
+	if want != "" && Impl() != want {
 		t.Fatalf("WAGGLE_REQUIRE_IMPL=%s but Impl() = %s (available: %v)", want, Impl(), Impls())
+	}
+	if asm != "" && asm != "0" {
+		if Impl() == "generic" {
+			t.Fatalf("WAGGLE_REQUIRE_ASM is set but the generic kernels are in use (available: %v)", Impls())
+		}
+		if k := envKernels(); k != "" && k != "auto" && Impl() != k {
+			t.Fatalf("WAGGLE_REQUIRE_ASM: WAGGLE_KERNELS=%s is unavailable here, Impl() = %s", k, Impl())
+		}
 	}
 }
 
