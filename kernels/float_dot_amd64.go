@@ -7,7 +7,8 @@ import "unsafe"
 // Stubs in float_dot_amd64.s (AVX2+FMA+F16C). Each computes the dot of the
 // first n values of a and b, n a multiple of 8 and > 0, widening f16 and
 // bf16 to float32 and accumulating with FMA in float32 lanes (ggml's AVX2
-// ggml_vec_dot_f32/f16 order: four 8-lane accumulators). The reference is
+// ggml_vec_dot_f32/f16 order: four 8-lane accumulators; the exact order is
+// described in float_dot_amd64.s). The reference is
 // vecDotF32Generic / vecDotF16Generic / vecDotBF16Generic, which sum in
 // float64; the two agree within tolVecDotImpl.
 
@@ -20,17 +21,15 @@ func dotF16AVX2(a, b *byte, n int) float32
 //go:noescape
 func dotBF16AVX2(a, b *byte, n int) float32
 
-// The four-column stubs set out[c] = dot(w, xc) over the first n values
-// (n a multiple of 8 and > 0) for c < 4, reading w once. Columns may repeat.
+// The two-column stubs set out[c] = dot(w, xc) over the first n values
+// (n a multiple of 8 and > 0) for c < 2, reading w once, with exactly the
+// bits of the single-column stub on xc.
 
 //go:noescape
-func dotF32x4AVX2(w, x0, x1, x2, x3 *float32, n int, out *[4]float32)
+func dotF16x2AVX2(w, x0, x1 *byte, n int, out *[2]float32)
 
 //go:noescape
-func dotF16x4AVX2(w, x0, x1, x2, x3 *byte, n int, out *[4]float32)
-
-//go:noescape
-func dotBF16x4AVX2(w, x0, x1, x2, x3 *byte, n int, out *[4]float32)
+func dotBF16x2AVX2(w, x0, x1 *byte, n int, out *[2]float32)
 
 // f32s views the little-endian float32 row b as its first element. amd64 is
 // little-endian and unaligned loads are legal, so no copy is needed.
@@ -106,49 +105,45 @@ func dotAMD64(a, b []float32) float32 {
 	return vecDotF32AMD64(n, unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), 4*n), unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), 4*n))
 }
 
-// columns returns the start of each of the nc activation columns of x,
-// repeating the last one up to four so that a four-column kernel can run
-// for 3 columns (the repeated result is discarded).
-func columns(x []byte, xStride, nc int) (c [4][]byte) {
-	for i := range c {
-		c[i] = x[min(i, nc-1)*xStride:]
-	}
-	return c
-}
-
-// vecDotNFloatAMD64 runs the four-column kernel of t (F32, F16 or BF16,
-// element size esize) over the first n&^7 values and adds the scalar tail
-// per column with tail. One or two columns run as single dots instead: the
-// second pass over w hits the cache, and the four-column kernel would spend
-// half its work on repeated columns. The kernels are called directly (not
-// through a func value) so that res stays on the stack.
+// vecDotNFloatAMD64 computes out[c] = single(n, w, column c) for the
+// columns of x: pairs of columns through the two-column kernel of t (F16
+// or BF16, element size esize) over the first n&^7 values, plus the
+// scalar tail per column with tail exactly as single adds it, and a lone
+// last column through single. Every out[c] therefore has the bits of the
+// single dot on column c, however many columns there are. (A four-column
+// kernel cannot keep the single dot's four accumulators per column in
+// sixteen YMM registers.) The kernels are called directly (not through a
+// func value) so that res stays on the stack.
 func vecDotNFloatAMD64(t DType, tail func(w, x []byte, from, n int) float64, single vecDotFunc, esize, n int, w, x []byte, xStride int, out []float32) {
 	nc := len(out)
 	n8 := n &^ 7
-	if nc <= 2 || n8 == 0 {
-		vecDotNLoop(single, n, w, x, xStride, esize*n, out)
-		return
-	}
-	c := columns(x, xStride, nc)
-	var res [4]float32
-	switch t {
-	case F32:
-		dotF32x4AVX2(f32s(w), f32s(c[0]), f32s(c[1]), f32s(c[2]), f32s(c[3]), n8, &res)
-	case F16:
-		dotF16x4AVX2(&w[0], &c[0][0], &c[1][0], &c[2][0], &c[3][0], n8, &res)
-	case BF16:
-		dotBF16x4AVX2(&w[0], &c[0][0], &c[1][0], &c[2][0], &c[3][0], n8, &res)
-	}
-	for i := range out {
-		out[i] = res[i]
-		if n8 < n {
-			out[i] = float32(float64(res[i]) + tail(w, c[i], n8, n))
+	xn := esize * n
+	c := 0
+	for ; n8 > 0 && c+2 <= nc; c += 2 {
+		x0, x1 := x[c*xStride:c*xStride+xn], x[(c+1)*xStride:(c+1)*xStride+xn]
+		var res [2]float32
+		switch t {
+		case F16:
+			dotF16x2AVX2(&w[0], &x0[0], &x1[0], n8, &res)
+		case BF16:
+			dotBF16x2AVX2(&w[0], &x0[0], &x1[0], n8, &res)
 		}
+		out[c], out[c+1] = res[0], res[1]
+		if n8 < n {
+			out[c] = float32(float64(res[0]) + tail(w, x0, n8, n))
+			out[c+1] = float32(float64(res[1]) + tail(w, x1, n8, n))
+		}
+	}
+	for ; c < nc; c++ {
+		out[c] = single(n, w, x[c*xStride:c*xStride+xn])
 	}
 }
 
+// vecDotNF32AMD64 is one single dot per column: a two-column f32 kernel
+// (one operand from memory per FMA either way) measured slower than two
+// single dots, whose second pass finds w in the cache.
 func vecDotNF32AMD64(n int, w, x []byte, xStride int, out []float32) {
-	vecDotNFloatAMD64(F32, tailF32, vecDotF32AMD64, 4, n, w, x, xStride, out)
+	vecDotNLoop(vecDotF32AMD64, n, w, x, xStride, 4*n, out)
 }
 
 func vecDotNF16AMD64(n int, w, x []byte, xStride int, out []float32) {

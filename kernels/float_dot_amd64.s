@@ -6,9 +6,13 @@
 // Every routine takes n, a multiple of 8 (the Go wrappers in float_amd64.go
 // add the last n%8 products), widens each operand to float32 and accumulates
 // with FMA in float32 lanes, like ggml_vec_dot_f32/f16 on AVX2: four 8-lane
-// accumulators over 32 values per step, then ((a0+a2)+(a1+a3)) and a
-// horizontal sum. f16 and bf16 products are exact in float32, so fusing only
-// changes the f32·f32 rounding.
+// accumulators over 32 values per step (8-value chunk 4k+j into accumulator
+// j, the chunks after the last whole step into accumulator 0), then
+// ((a0+a2)+(a1+a3)) and a horizontal sum. The two-column routines keep
+// exactly this order per column, so a column's dot has the same bits either
+// way (which batching and speculative verification rely on). f16 and bf16
+// products are exact in float32, so fusing only changes the f32·f32
+// rounding.
 
 // HSUM8 leaves the sum of the eight lanes of Y (alias X) in the low lane of
 // X, using T as scratch.
@@ -176,182 +180,135 @@ dotBF16AVX2_done:
 	VZEROUPPER
 	RET
 
-// Four-column dots: out[c] = dot(w, xc) for c < 4, one pass over w. Each column keeps two 8-lane accumulators over 16 values per step, so a
-// column's sum is rounded in a different order than the single-column dot's
-// (within tolVecDotImpl of it).
+// Two-column f16 and bf16 dots: out[c] = dot(w, xc) for c < 2, one pass
+// over w (f32 has none: with one operand from memory per FMA, two single
+// dots are as fast, see BenchmarkFloatVecDotN). Each
+// column keeps four accumulators in the single-column order (chunk 4k+j
+// into accumulator j, the tail chunks into accumulator 0) and folds them
+// the same way, so out[c] has the bits of the single-column dot of xc.
+// (Four columns would need sixteen accumulators, all of the YMM registers.)
 
-// Four-column register roles. OFF is the byte offset shared by w and every
-// column (both operands have the same element size); END16 is the byte
-// length of the whole 16-value steps, END the byte length of all n values.
+// Two-column register roles. OFF is the byte offset shared by w and both
+// columns (both operands have the same element size); END32 is the byte
+// length of the whole 32-value steps, END the byte length of all n values.
+// Column 0 accumulates in Y2..Y5, column 1 in Y6..Y9; W holds the widened
+// weight chunk, XT a widened activation chunk.
 #define PW SI
 #define PX0 DI
 #define PX1 R8
-#define PX2 R9
-#define PX3 R10
 #define OFF AX
-#define END16 BX
+#define END32 BX
 #define END CX
 #define POUT DX
+#define W Y0
+#define XT Y1
 
-// X4START scales the value count END to bytes (the element size is
-// 1<<shift bytes), rounds it down to whole 16-value steps in END16 (mask =
-// -16<<shift), and clears OFF and the eight accumulators Y2..Y9.
-#define X4START(shift, mask) \
-	SHLQ $shift, END;    \
-	MOVQ END, END16;     \
-	ANDQ $mask, END16;   \
-	XORQ OFF, OFF;       \
-	VXORPS Y2, Y2, Y2;   \
-	VXORPS Y3, Y3, Y3;   \
-	VXORPS Y4, Y4, Y4;   \
-	VXORPS Y5, Y5, Y5;   \
-	VXORPS Y6, Y6, Y6;   \
-	VXORPS Y7, Y7, Y7;   \
-	VXORPS Y8, Y8, Y8;   \
+// X2START(shift, mask) scales the value count END to bytes (the element
+// size is 1<<shift bytes), rounds it down to whole 32-value steps in END32
+// (mask = -32<<shift), and clears OFF and the eight accumulators Y2..Y9.
+#define X2START(shift, mask) \
+	SHLQ   $shift, END; \
+	MOVQ   END, END32;  \
+	ANDQ   $mask, END32; \
+	XORQ   OFF, OFF;    \
+	VXORPS Y2, Y2, Y2;  \
+	VXORPS Y3, Y3, Y3;  \
+	VXORPS Y4, Y4, Y4;  \
+	VXORPS Y5, Y5, Y5;  \
+	VXORPS Y6, Y6, Y6;  \
+	VXORPS Y7, Y7, Y7;  \
+	VXORPS Y8, Y8, Y8;  \
 	VXORPS Y9, Y9, Y9
 
-// X4FOLD stores the four column sums: out[c] = hsum(Y(2+2c) + Y(3+2c)).
-#define X4FOLD \
-	VADDPS Y3, Y2, Y2;      \
-	VADDPS Y5, Y4, Y4;      \
-	VADDPS Y7, Y6, Y6;      \
-	VADDPS Y9, Y8, Y8;      \
-	HSUM8(Y2, X2, X10);     \
-	HSUM8(Y4, X4, X10);     \
-	HSUM8(Y6, X6, X10);     \
-	HSUM8(Y8, X8, X10);     \
-	VMOVSS X2, 0(POUT);     \
-	VMOVSS X4, 4(POUT);     \
-	VMOVSS X6, 8(POUT);     \
-	VMOVSS X8, 12(POUT);    \
+// X2COL(a0, a1, a2, a3, x, off) stores hsum((a0+a2)+(a1+a3)), x the low
+// half of a0, at off(POUT): FOLD4's order.
+#define X2COL(a0, a1, a2, a3, x, off) \
+	VADDPS a2, a0, a0;  \
+	VADDPS a3, a1, a1;  \
+	VADDPS a1, a0, a0;  \
+	HSUM8(a0, x, X10);  \
+	VMOVSS x, off(POUT)
+
+// X2FOLD stores the two column sums.
+#define X2FOLD \
+	X2COL(Y2, Y3, Y4, Y5, X2, 0); \
+	X2COL(Y6, Y7, Y8, Y9, X6, 4); \
 	VZEROUPPER
 
-// func dotF32x4AVX2(w, x0, x1, x2, x3 *float32, n int, out *[4]float32)
-TEXT ·dotF32x4AVX2(SB), NOSPLIT, $0-56
+// F16CHUNK(m, a, b) adds the 8-value chunk of w at m(PW)(OFF) times column
+// 0's chunk at the same place to a, and times column 1's to b, widening each
+// chunk from f16.
+#define F16CHUNK(m, a, b) \
+	VCVTPH2PS   m(PW)(OFF*1), W;   \
+	VCVTPH2PS   m(PX0)(OFF*1), XT; \
+	VFMADD231PS XT, W, a;          \
+	VCVTPH2PS   m(PX1)(OFF*1), XT; \
+	VFMADD231PS XT, W, b
+
+// func dotF16x2AVX2(w, x0, x1 *byte, n int, out *[2]float32)
+TEXT ·dotF16x2AVX2(SB), NOSPLIT, $0-40
 	MOVQ w+0(FP), PW
 	MOVQ x0+8(FP), PX0
 	MOVQ x1+16(FP), PX1
-	MOVQ x2+24(FP), PX2
-	MOVQ x3+32(FP), PX3
-	MOVQ n+40(FP), END
-	MOVQ out+48(FP), POUT
-	X4START(2, -64)
+	MOVQ n+24(FP), END
+	MOVQ out+32(FP), POUT
+	X2START(1, -64)
 
-dotF32x4AVX2_loop:
-	CMPQ        OFF, END16
-	JEQ         dotF32x4AVX2_tail
-	VMOVUPS     (PW)(OFF*1), Y0
-	VMOVUPS     32(PW)(OFF*1), Y1
-	VFMADD231PS (PX0)(OFF*1), Y0, Y2 // Y2 += w[0:8] * x0[0:8]
-	VFMADD231PS 32(PX0)(OFF*1), Y1, Y3
-	VFMADD231PS (PX1)(OFF*1), Y0, Y4
-	VFMADD231PS 32(PX1)(OFF*1), Y1, Y5
-	VFMADD231PS (PX2)(OFF*1), Y0, Y6
-	VFMADD231PS 32(PX2)(OFF*1), Y1, Y7
-	VFMADD231PS (PX3)(OFF*1), Y0, Y8
-	VFMADD231PS 32(PX3)(OFF*1), Y1, Y9
-	ADDQ        $64, OFF
-	JMP         dotF32x4AVX2_loop
+dotF16x2AVX2_loop:
+	CMPQ OFF, END32
+	JEQ  dotF16x2AVX2_tail
+	F16CHUNK(0, Y2, Y6)
+	F16CHUNK(16, Y3, Y7)
+	F16CHUNK(32, Y4, Y8)
+	F16CHUNK(48, Y5, Y9)
+	ADDQ $64, OFF
+	JMP  dotF16x2AVX2_loop
 
-dotF32x4AVX2_tail:
-	CMPQ        OFF, END
-	JEQ         dotF32x4AVX2_done
-	VMOVUPS     (PW)(OFF*1), Y0
-	VFMADD231PS (PX0)(OFF*1), Y0, Y2
-	VFMADD231PS (PX1)(OFF*1), Y0, Y4
-	VFMADD231PS (PX2)(OFF*1), Y0, Y6
-	VFMADD231PS (PX3)(OFF*1), Y0, Y8
-
-dotF32x4AVX2_done:
-	X4FOLD
-	RET
-
-// F16FMA adds float32(x[0:8] at m) * W to ACC, with Y10 as scratch.
-#define F16FMA(m, W, ACC) \
-	VCVTPH2PS   m, Y10; \
-	VFMADD231PS Y10, W, ACC
-
-// func dotF16x4AVX2(w, x0, x1, x2, x3 *byte, n int, out *[4]float32)
-TEXT ·dotF16x4AVX2(SB), NOSPLIT, $0-56
-	MOVQ w+0(FP), PW
-	MOVQ x0+8(FP), PX0
-	MOVQ x1+16(FP), PX1
-	MOVQ x2+24(FP), PX2
-	MOVQ x3+32(FP), PX3
-	MOVQ n+40(FP), END
-	MOVQ out+48(FP), POUT
-	X4START(1, -32)
-
-dotF16x4AVX2_loop:
-	CMPQ      OFF, END16
-	JEQ       dotF16x4AVX2_tail
-	VCVTPH2PS (PW)(OFF*1), Y0
-	VCVTPH2PS 16(PW)(OFF*1), Y1
-	F16FMA((PX0)(OFF*1), Y0, Y2)
-	F16FMA(16(PX0)(OFF*1), Y1, Y3)
-	F16FMA((PX1)(OFF*1), Y0, Y4)
-	F16FMA(16(PX1)(OFF*1), Y1, Y5)
-	F16FMA((PX2)(OFF*1), Y0, Y6)
-	F16FMA(16(PX2)(OFF*1), Y1, Y7)
-	F16FMA((PX3)(OFF*1), Y0, Y8)
-	F16FMA(16(PX3)(OFF*1), Y1, Y9)
-	ADDQ      $32, OFF
-	JMP       dotF16x4AVX2_loop
-
-dotF16x4AVX2_tail:
-	CMPQ      OFF, END
-	JEQ       dotF16x4AVX2_done
-	VCVTPH2PS (PW)(OFF*1), Y0
-	F16FMA((PX0)(OFF*1), Y0, Y2)
-	F16FMA((PX1)(OFF*1), Y0, Y4)
-	F16FMA((PX2)(OFF*1), Y0, Y6)
-	F16FMA((PX3)(OFF*1), Y0, Y8)
-
-dotF16x4AVX2_done:
-	X4FOLD
-	RET
-
-// BF16FMA adds float32(bf16 x[0:8] at m) * W to ACC, with Y10 as scratch.
-#define BF16FMA(m, W, ACC) \
-	BF16LD(m, Y10); \
-	VFMADD231PS Y10, W, ACC
-
-// func dotBF16x4AVX2(w, x0, x1, x2, x3 *byte, n int, out *[4]float32)
-TEXT ·dotBF16x4AVX2(SB), NOSPLIT, $0-56
-	MOVQ w+0(FP), PW
-	MOVQ x0+8(FP), PX0
-	MOVQ x1+16(FP), PX1
-	MOVQ x2+24(FP), PX2
-	MOVQ x3+32(FP), PX3
-	MOVQ n+40(FP), END
-	MOVQ out+48(FP), POUT
-	X4START(1, -32)
-
-dotBF16x4AVX2_loop:
-	CMPQ OFF, END16
-	JEQ  dotBF16x4AVX2_tail
-	BF16LD((PW)(OFF*1), Y0)
-	BF16LD(16(PW)(OFF*1), Y1)
-	BF16FMA((PX0)(OFF*1), Y0, Y2)
-	BF16FMA(16(PX0)(OFF*1), Y1, Y3)
-	BF16FMA((PX1)(OFF*1), Y0, Y4)
-	BF16FMA(16(PX1)(OFF*1), Y1, Y5)
-	BF16FMA((PX2)(OFF*1), Y0, Y6)
-	BF16FMA(16(PX2)(OFF*1), Y1, Y7)
-	BF16FMA((PX3)(OFF*1), Y0, Y8)
-	BF16FMA(16(PX3)(OFF*1), Y1, Y9)
-	ADDQ $32, OFF
-	JMP  dotBF16x4AVX2_loop
-
-dotBF16x4AVX2_tail:
+dotF16x2AVX2_tail:
 	CMPQ OFF, END
-	JEQ  dotBF16x4AVX2_done
-	BF16LD((PW)(OFF*1), Y0)
-	BF16FMA((PX0)(OFF*1), Y0, Y2)
-	BF16FMA((PX1)(OFF*1), Y0, Y4)
-	BF16FMA((PX2)(OFF*1), Y0, Y6)
-	BF16FMA((PX3)(OFF*1), Y0, Y8)
+	JEQ  dotF16x2AVX2_done
+	F16CHUNK(0, Y2, Y6)
+	ADDQ $16, OFF
+	JMP  dotF16x2AVX2_tail
 
-dotBF16x4AVX2_done:
-	X4FOLD
+dotF16x2AVX2_done:
+	X2FOLD
+	RET
+
+// BF16CHUNK(m, a, b): F16CHUNK for bf16 rows.
+#define BF16CHUNK(m, a, b) \
+	BF16LD(m(PW)(OFF*1), W);   \
+	BF16LD(m(PX0)(OFF*1), XT); \
+	VFMADD231PS XT, W, a;      \
+	BF16LD(m(PX1)(OFF*1), XT); \
+	VFMADD231PS XT, W, b
+
+// func dotBF16x2AVX2(w, x0, x1 *byte, n int, out *[2]float32)
+TEXT ·dotBF16x2AVX2(SB), NOSPLIT, $0-40
+	MOVQ w+0(FP), PW
+	MOVQ x0+8(FP), PX0
+	MOVQ x1+16(FP), PX1
+	MOVQ n+24(FP), END
+	MOVQ out+32(FP), POUT
+	X2START(1, -64)
+
+dotBF16x2AVX2_loop:
+	CMPQ OFF, END32
+	JEQ  dotBF16x2AVX2_tail
+	BF16CHUNK(0, Y2, Y6)
+	BF16CHUNK(16, Y3, Y7)
+	BF16CHUNK(32, Y4, Y8)
+	BF16CHUNK(48, Y5, Y9)
+	ADDQ $64, OFF
+	JMP  dotBF16x2AVX2_loop
+
+dotBF16x2AVX2_tail:
+	CMPQ OFF, END
+	JEQ  dotBF16x2AVX2_done
+	BF16CHUNK(0, Y2, Y6)
+	ADDQ $16, OFF
+	JMP  dotBF16x2AVX2_tail
+
+dotBF16x2AVX2_done:
+	X2FOLD
 	RET

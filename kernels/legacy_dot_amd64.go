@@ -15,8 +15,12 @@ package kernels
 //
 // which is vecDotQ*Generic (vecdot_q4_0.go … vecdot_q8_0.go) up to the
 // order of the float32 scale-and-accumulate steps: the integer block sums
-// are exact, and eight float lanes accumulate the per-lane partial sums
-// before one horizontal add (bound: tolVecDotImpl).
+// are exact, and four float32 chains (block b into chain b%4, the last
+// n/32%4 blocks into chain 0, summed as (c0+c2)+(c1+c3); see
+// legacy_dot_amd64.s) accumulate the scaled block sums (bound:
+// tolVecDotImpl). The multi-column routines keep exactly this order per
+// column, so out[c] has the bits of the single-column routine on column c
+// (TestBatchInvariance).
 //
 // Preconditions, beyond the exported wrappers' length checks: n is a
 // multiple of 32; for the multi-column form 1 <= len(out) <= MaxDotCols and

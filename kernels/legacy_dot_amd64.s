@@ -5,26 +5,49 @@
 // Dot products of the legacy 32-value quant blocks (Q4_0, Q4_1, Q5_0, Q5_1,
 // Q8_0) with q8_0 / q8_1 activation blocks, after ggml's x86 quants.c.
 //
-// Per block the 32 weight quants are unpacked once into a YMM register of
-// bytes. Signed weights (Q4_0, Q5_0, Q8_0) use the sign trick:
-// WA = |q| (unsigned), and each activation vector y becomes sign(y, q), so
-// that an unsigned x signed byte product gives q*y. Unsigned weights
-// (Q4_1, Q5_1) multiply y directly. IDOT turns the byte products into eight
-// int32 sums of four (exact: every partial fits its lane), VCVTDQ2PS makes
-// them floats, and one FMA per block adds them times the block's float
-// scale dw*dx into a per-column accumulator. Q4_1/Q5_1 also add mw*sx per
-// block into a second accumulator, read from its lane 1 at the end.
+// Per block the 32 weight quants are unpacked into a YMM register of bytes.
+// Signed weights (Q4_0, Q5_0, Q8_0) use the sign trick: WA = |q|
+// (unsigned), and each activation vector y becomes sign(y, q), so that an
+// unsigned x signed byte product gives q*y. Unsigned weights (Q4_1, Q5_1)
+// multiply y directly. IDOT turns the byte products into eight int32 sums
+// of four (exact: every partial fits its lane).
+//
+// Accumulation order (the same in the single- and the multi-column
+// routines, so that a column's result has the same bits either way, which
+// batching and speculative verification rely on): a row of nb blocks has
+// four float32 chains. Block b < nb&^3 goes into chain b%4, the last nb%4
+// blocks into chain 0, in block order; each block adds
+//
+//	q*_0: chain = fma(dw*dx, float32(sumi), chain)
+//	q*_1: chain = chain + fma(dw*dx, float32(sumi), mw*sx)
+//
+// where sumi is the block's exact integer sum and dw*dx, mw*sx are rounded
+// float32 products; the result is (chain0+chain2) + (chain1+chain3).
+//
+// The single-column routines hold the four chains in the four lanes of one
+// XMM register and run four blocks per step: IDOT per block, FOLD4 adds
+// the four blocks' lane sums into one vector (lane j = block j, exact
+// integer adds), one conversion, gathered scales and one FMA serve all
+// four. The multi-column routines run one weight block per step against
+// four columns through the same FOLD4 (lane c = column c), and hold the
+// chains in four XMM registers, one per block%4, lane c for column c.
 //
 // The file is assembled twice over: the AVX2 routines use IDOT =
 // VPMADDUBSW+VPMADDWD, then IDOT is redefined to the AVX-512 VNNI
 // VPDPBUSD (EVEX-encoded, 256-bit) and the same block macros build the
 // *AVX512 routines.
 
-// Register roles. WP, NB and the Y8-Y15 roles are shared by every routine;
-// the single-column routines (XP, ACC*, MS*) and the multi-column ones
-// (P*, NC, OUT, C*, ACC, MS, SC) name Y0-Y7 and Y9/Y13 differently.
+// Register roles shared by every routine.
 #define WP SI  // weight block pointer
 #define NB CX  // blocks left
+#define C0 Y0  // int32 lane sums of one block (single: block j of the
+#define C1 Y1  // step; multi: column c), then the block sums as float32
+#define C2 Y2
+#define C3 Y3
+#define C0x X0
+#define C1x X1
+#define C2x X2
+#define C3x X3
 #define T0 Y8  // unpacking temporary
 #define T0x X8
 #define WD Y10 // weight block scale, broadcast (q*_0: dw; q*_1: dw,mw pairs)
@@ -32,39 +55,32 @@
 #define WS Y11 // signed weight quants (the sign source of the sign trick)
 #define WA Y12 // unsigned weight quants (|q| for the signed types)
 #define WAx X12
+#define U Y13  // activation loads for the sign trick
 #define ONES16 Y14 // int16 ones, for VPMADDWD
 #define MASK0F Y15 // 0x0f bytes
 
 // Single-column routines.
-#define XP DI   // activation block pointer
-#define ACC0 Y0 // float accumulators of (dw*dx)*sumi, even and odd blocks
-#define ACC1 Y1
-#define MS0 Y4  // accumulators whose odd lanes sum mw*sx (q4_1, q5_1)
-#define MS1 Y5
-#define T1 Y9   // temporaries
-#define T1x X9
-#define T2 Y13
+#define XP DI  // activation block pointer
+#define ACC X4 // lane j: chain j
+#define SD Y5  // the step's scales dw*dx (lanes 0-3)
+#define SDx X5
+#define SX Y6  // activation scales, and scratch
+#define SXx X6
+#define MSx X7 // mw*sx, then fma(dw*dx, sumi, mw*sx) (q*_1)
 
 // Multi-column routines.
-#define P0 DI   // column 0..3 activation pointers
+#define P0 DI  // column 0..3 activation block pointers
 #define P1 R8
 #define P2 R9
 #define P3 R10
-#define NC DX   // number of columns, 1..4
+#define NC DX  // number of columns, 1..4
 #define OUT R11
-#define C0 Y0   // per-column int32 lane sums of one block
-#define C1 Y1
-#define C2 Y2
-#define C3 Y3
-#define U0 Y4   // loads of the activation quants
-#define U1 Y5
-#define ACC Y6  // lanes c and c+4 accumulate column c
-#define ACCx X6
-#define MS Y7   // lane 2c+1 sums mw*sx of column c (q4_1, q5_1)
-#define MSx X7
-#define SC Y9   // the block's scales, one per column, in the layout of ACC
+#define ACC0 X4 // chain j, lane c: column c
+#define ACC1 X5
+#define ACC2 X6
+#define ACC3 X7
+#define SC Y9  // the block's scales, lane c for column c
 #define SCx X9
-#define EVENS Y13 // VPERMPS index 0,2,4,6,0,2,4,6
 
 DATA mask0f<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
 DATA mask0f<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
@@ -111,6 +127,12 @@ DATA bitsel<>+16(SB)/8, $0x8040201008040201
 DATA bitsel<>+24(SB)/8, $0x8040201008040201
 GLOBL bitsel<>(SB), RODATA|NOPTR, $32
 
+// halves reorders eight fp16 (d0 s0 d1 s1 d2 s2 d3 s3) to
+// (d0 d1 d2 d3 s0 s1 s2 s3) under VPSHUFB.
+DATA halves<>+0(SB)/8, $0x0d0c090805040100
+DATA halves<>+8(SB)/8, $0x0f0e0b0a07060302
+GLOBL halves<>(SB), RODATA|NOPTR, $16
+
 // NIBBLES(addr): WA[j] = addr[j]&15, WA[16+j] = addr[j]>>4 for j < 16,
 // the element order of a q4 block.
 #define NIBBLES(addr) \
@@ -127,47 +149,43 @@ GLOBL bitsel<>(SB), RODATA|NOPTR, $32
 	VPAND        bitsel<>(SB), dst, dst     /* dst[j] &= 1<<(j%8)          */ \
 	VPCMPEQB     bitsel<>(SB), dst, dst     /* dst[j] = bit set ? 0xff : 0 */
 
-// SCALE_H(addr): WD = float32(fp16 at addr) in every lane.
-#define SCALE_H(addr) \
-	VPBROADCASTW addr, WDx \
-	VCVTPH2PS    WDx, WD
-
-// SCALE_HH(addr): WD = the two fp16 at addr (d, m) as float32 pairs.
-#define SCALE_HH(addr) \
-	VPBROADCASTD addr, WDx \
-	VCVTPH2PS    WDx, WD
-
-// Weight unpackers. off is the byte offset of the block from WP. The signed
-// ones leave WS = q (int8) and WA = |q|; the unsigned ones WA = q.
-#define W_Q4_0(off) \
+// Weight quant unpackers. off is the byte offset of the block from WP. The
+// signed ones leave WS = q (int8) and WA = |q|; the unsigned ones WA = q.
+#define WQ_Q4_0(off) \
 	NIBBLES(off+2(WP)) \
 	VPSUBB  eight<>(SB), WA, WS /* WS = nibble - 8 */ \
-	VPSIGNB WS, WS, WA          /* WA = |WS|       */ \
-	SCALE_H(off(WP))
+	VPSIGNB WS, WS, WA          /* WA = |WS|       */
 
-#define W_Q5_0(off) \
+#define WQ_Q5_0(off) \
 	NIBBLES(off+6(WP)) \
 	QHBITS(off+2(WP), T0) \
 	VPANDN  highf0<>(SB), T0, T0 /* T0 = bit clear ? 0xf0 : 0          */ \
 	VPOR    T0, WA, WS           /* WS = nibble | bit<<4 - 16, as int8 */ \
-	VPSIGNB WS, WS, WA           /* WA = |WS|                          */ \
-	SCALE_H(off(WP))
+	VPSIGNB WS, WS, WA           /* WA = |WS|                          */
 
-#define W_Q8_0(off) \
+#define WQ_Q8_0(off) \
 	VMOVDQU off+2(WP), WS \
-	VPABSB  WS, WA        /* WA = |q|; -128 becomes 128 as a uint8 */ \
-	SCALE_H(off(WP))
+	VPABSB  WS, WA        /* WA = |q|; -128 becomes 128 as a uint8 */
 
-#define W_Q4_1(off) \
-	NIBBLES(off+4(WP)) \
-	SCALE_HH(off(WP))
+#define WQ_Q4_1(off) \
+	NIBBLES(off+4(WP))
 
-#define W_Q5_1(off) \
+#define WQ_Q5_1(off) \
 	NIBBLES(off+8(WP)) \
 	QHBITS(off+4(WP), T0) \
 	VPAND bit4<>(SB), T0, T0 /* T0 = bit set ? 0x10 : 0 */ \
-	VPOR  T0, WA, WA         /* WA = nibble | bit<<4    */ \
-	SCALE_HH(off(WP))
+	VPOR  T0, WA, WA         /* WA = nibble | bit<<4    */
+
+// WSCALE_H(off): WD = float32(the fp16 d of the weight block at off) in
+// every lane; WSCALE_HH(off): WD = its d in lanes 0-3 and m in lanes 4-7.
+#define WSCALE_H(off) \
+	VPBROADCASTW off(WP), WDx \
+	VCVTPH2PS    WDx, WD
+
+#define WSCALE_HH(off) \
+	VPBROADCASTD off(WP), WDx \
+	HALVES(WDx)               /* d d d d m m m m */ \
+	VCVTPH2PS    WDx, WD
 
 // IDOT(src, dst): dst[i] = sum_{k<4} WA[4i+k]*src[4i+k] as int32, WA
 // unsigned, src signed. AVX2 form: VPMADDUBSW's int16 pair sums cannot
@@ -176,64 +194,119 @@ GLOBL bitsel<>(SB), RODATA|NOPTR, $32
 	VPMADDUBSW src, WA, dst     /* dst.i16[k] = WA*src over byte pairs */ \
 	VPMADDWD   ONES16, dst, dst /* dst.i32[i] = pair sums summed twice  */
 
-// COL_S(p, off, acc): signed weights against the q8_0 block at off(p):
-// acc += (dw*dx) * float(sum q*y) over eight lanes.
-#define COL_S(p, off, acc) \
-	VMOVDQU      off+2(p), T0 \
-	VPSIGNB      WS, T0, T0   /* T0 = sign(q) * y           */ \
-	IDOT(T0, T2) \
-	VCVTDQ2PS    T2, T2 \
-	VPBROADCASTW off(p), T1x \
-	VCVTPH2PS    T1x, T1      /* T1 = dx                    */ \
-	VMULPS       WD, T1, T1   /* T1 = dw*dx                 */ \
-	VFMADD231PS  T1, T2, acc  /* acc += T1*T2               */
+// COLI_S(off, p, c): c = int32 lane sums of the signed weights times the
+// q8_0 quants of the block at off(p).
+#define COLI_S(off, p, c) \
+	VMOVDQU off+2(p), U \
+	VPSIGNB WS, U, U  /* U = sign(q) * y */ \
+	IDOT(U, c)
 
-// COL_U(p, off, acc, ms): unsigned weights against the q8_1 block at off(p):
-// acc += (dw*dx) * float(sum q*y); ms.lane1 += mw*sx.
-#define COL_U(p, off, acc, ms) \
-	IDOT(off+4(p), T2) \
-	VCVTDQ2PS    T2, T2 \
-	VPBROADCASTD off(p), T1x \
-	VCVTPH2PS    T1x, T1      /* T1 = dx,sx pairs            */ \
-	VMULPS       WD, T1, T1   /* T1 = dw*dx, mw*sx pairs     */ \
-	VMOVSLDUP    T1, T0       /* T0 = dw*dx in every lane    */ \
-	VFMADD231PS  T0, T2, acc  /* acc += T0*T2                */ \
-	VADDPS       T1, ms, ms
+// COLI_U(off, p, c): c = int32 lane sums of the unsigned weights times the
+// q8_1 quants of the block at off(p).
+#define COLI_U(off, p, c) \
+	IDOT(off+4(p), c)
 
-// HSUM(y, x, tx): x.lane0 = sum of the eight float lanes of y (x is y's
-// low half; tx a scratch XMM).
-#define HSUM(y, x, tx) \
-	VEXTRACTF128 $1, y, tx \
-	VADDPS       tx, x, x \
-	VMOVHLPS     x, x, tx  /* tx.lo = x.hi */ \
-	VADDPS       tx, x, x \
-	VMOVSHDUP    x, tx     /* tx.0 = x.1   */ \
-	VADDSS       tx, x, x
+// SUMS4: C0 lane j = float32(sum of the eight lanes of Cj), j < 4; the
+// integer adds are exact, so their order does not matter.
+#define SUMS4 \
+	VPHADDD      C1, C0, C0     /* C0 = c0 c0 c1 c1 | c0 c0 c1 c1 (pair sums) */ \
+	VPHADDD      C3, C2, C2     /* C2 = c2 c2 c3 c3 | ...                      */ \
+	VPHADDD      C2, C0, C0     /* C0 = c0 c1 c2 c3 | c0 c1 c2 c3              */ \
+	VEXTRACTI128 $1, C0, C1x \
+	VPADDD       C1x, C0x, C0x  /* C0 lane j = sum of Cj                       */ \
+	VCVTDQ2PS    C0x, C0x
 
-DATA evens<>+0(SB)/8, $0x0000000200000000
-DATA evens<>+8(SB)/8, $0x0000000600000004
-DATA evens<>+16(SB)/8, $0x0000000200000000
-DATA evens<>+24(SB)/8, $0x0000000600000004
-GLOBL evens<>(SB), RODATA|NOPTR, $32
+// SUM1: C0 lane 0 = float32(sum of the eight lanes of C0).
+#define SUM1 \
+	VEXTRACTI128 $1, C0, C1x \
+	VPADDD       C1x, C0x, C0x \
+	VPSHUFD      $0x4e, C0x, C1x /* swap the quadwords */ \
+	VPADDD       C1x, C0x, C0x \
+	VPSHUFD      $0xb1, C0x, C1x /* swap the dwords    */ \
+	VPADDD       C1x, C0x, C0x \
+	VCVTDQ2PS    C0x, C0x
 
-DATA odds<>+0(SB)/8, $0x0000000300000001
-DATA odds<>+8(SB)/8, $0x0000000700000005
-DATA odds<>+16(SB)/8, $0x0000000300000001
-DATA odds<>+24(SB)/8, $0x0000000700000005
-GLOBL odds<>(SB), RODATA|NOPTR, $32
+// GATHER_H(p, s, x): x lanes 0-3 = the fp16 at p+0, p+s, p+2s, p+3s.
+#define GATHER_H(p, s, x) \
+	VPBROADCASTW 0(p), x \
+	VPINSRW      $1, s(p), x, x \
+	VPINSRW      $2, 2*s(p), x, x \
+	VPINSRW      $3, 3*s(p), x, x
 
-// DOT_SETUP loads the constants and clears the single-column accumulators.
+// GATHER_HH(p, s, x): x dwords 0-3 = the fp16 pairs at p+0, p+s, p+2s,
+// p+3s.
+#define GATHER_HH(p, s, x) \
+	VMOVD   0(p), x \
+	VPINSRD $1, s(p), x, x \
+	VPINSRD $2, 2*s(p), x, x \
+	VPINSRD $3, 3*s(p), x, x
+
+// HALVES(x): x's eight fp16 (four (d, m) or (d, s) pairs) reordered to
+// the four first halves, then the four second ones.
+#define HALVES(x) \
+	VPSHUFB halves<>(SB), x, x
+
+// STEP_H(wb): the single-column step's scales and accumulation for q*_0
+// blocks wb bytes apart: ACC += (dw*dx) * sumi, lane j for block j.
+#define STEP_H(wb) \
+	GATHER_H(WP, wb, SDx) \
+	GATHER_H(XP, 34, SXx) \
+	VCVTPH2PS   SDx, SDx \
+	VCVTPH2PS   SXx, SXx \
+	VMULPS      SXx, SDx, SDx \
+	VFMADD231PS SDx, C0x, ACC
+
+// STEP_HH(wb): likewise for q*_1 blocks: ACC += fma(dw*dx, sumi, mw*sx).
+#define STEP_HH(wb) \
+	GATHER_HH(WP, wb, SDx) \
+	GATHER_HH(XP, 36, SXx) \
+	HALVES(SDx) \
+	HALVES(SXx) \
+	VCVTPH2PS    SDx, SD \
+	VCVTPH2PS    SXx, SX \
+	VMULPS       SX, SD, SD     /* SD = dw*dx (lanes 0-3), mw*sx (4-7) */ \
+	VEXTRACTF128 $1, SD, MSx \
+	VFMADD231PS  SDx, C0x, MSx \
+	VADDPS       MSx, ACC, ACC
+
+// ONE_H: the single-column tail block's scale and accumulation into chain
+// 0 (lane 0 of ACC) for q*_0; ONE_HH for q*_1.
+#define ONE_H \
+	VPBROADCASTW 0(WP), SDx \
+	VPBROADCASTW 0(XP), SXx \
+	VCVTPH2PS    SDx, SDx \
+	VCVTPH2PS    SXx, SXx \
+	VMULSS       SXx, SDx, SDx \
+	VFMADD231SS  SDx, C0x, ACC
+
+#define ONE_HH \
+	VMOVD       0(WP), SDx \
+	VMOVD       0(XP), SXx \
+	VCVTPH2PS   SDx, SDx \
+	VCVTPH2PS   SXx, SXx \
+	VMULPS      SXx, SDx, SDx  /* dw*dx, mw*sx */ \
+	VMOVSHDUP   SDx, MSx       /* MS.0 = mw*sx */ \
+	VFMADD231SS SDx, C0x, MSx \
+	VADDSS      MSx, ACC, ACC
+
+// DOT_SETUP loads the constants and clears the single-column chains.
 #define DOT_SETUP \
 	VMOVDQU mask0f<>(SB), MASK0F \
 	VMOVDQU ones16<>(SB), ONES16 \
-	VXORPS  ACC0, ACC0, ACC0 \
-	VXORPS  ACC1, ACC1, ACC1 \
-	VXORPS  MS0, MS0, MS0 \
-	VXORPS  MS1, MS1, MS1
+	VXORPS  ACC, ACC, ACC
+
+// DOT_RESULT(ret): ret = (lane0+lane2) + (lane1+lane3) of ACC.
+#define DOT_RESULT(ret) \
+	VMOVHLPS  ACC, ACC, SXx /* SX.lo = ACC.hi       */ \
+	VADDPS    SXx, ACC, ACC \
+	VMOVSHDUP ACC, SXx      /* SX.0 = ACC.1         */ \
+	VADDSS    SXx, ACC, ACC \
+	VMOVSS    ACC, ret \
+	VZEROUPPER
 
 // DOTN_SETUP derives the column pointers from P0 and the stride in AX,
 // pointing the columns at or beyond NC at column 0 (computed, never
-// stored), loads the constants and clears the accumulators.
+// stored), loads the constants and clears the chains.
 #define DOTN_SETUP \
 	LEAQ    (P0)(AX*1), P1 \
 	LEAQ    (P1)(AX*1), P2 \
@@ -246,80 +319,69 @@ GLOBL odds<>(SB), RODATA|NOPTR, $32
 	CMOVQLT P0, P3 \
 	VMOVDQU mask0f<>(SB), MASK0F \
 	VMOVDQU ones16<>(SB), ONES16 \
-	VMOVDQU evens<>(SB), EVENS \
-	VXORPS  ACC, ACC, ACC \
-	VXORPS  MS, MS, MS
+	VXORPS  ACC0, ACC0, ACC0 \
+	VXORPS  ACC1, ACC1, ACC1 \
+	VXORPS  ACC2, ACC2, ACC2 \
+	VXORPS  ACC3, ACC3, ACC3
 
-// COLI_S(p, u, c): c = int32 lane sums of the signed weights times the
-// q8_0 quants at p (u is clobbered).
-#define COLI_S(p, u, c) \
-	VMOVDQU 2(p), u \
-	VPSIGNB WS, u, u  /* u = sign(q) * y */ \
-	IDOT(u, c)
+// GATHER4_H(off, x): x lanes 0-3 = the fp16 d of the activation blocks at
+// off from the four column pointers, gathered through AX and BX.
+#define GATHER4_H(off, x) \
+	MOVWLZX off(P0), AX \
+	MOVWLZX off(P1), BX \
+	SHLQ    $16, BX \
+	ORQ     BX, AX \
+	MOVWLZX off(P2), BX \
+	SHLQ    $32, BX \
+	ORQ     BX, AX \
+	MOVWLZX off(P3), BX \
+	SHLQ    $48, BX \
+	ORQ     BX, AX   /* AX = dx3:dx2:dx1:dx0 */ \
+	VMOVQ   AX, x
 
-// COLI_U(p, c): c = int32 lane sums of the unsigned weights times the
-// q8_1 quants at p.
-#define COLI_U(p, c) \
-	IDOT(4(p), c)
+// GATHER4_HH(off, x): x dwords 0-3 = the fp16 (d, s) pairs of the
+// activation blocks at off from the four column pointers.
+#define GATHER4_HH(off, x) \
+	MOVL    off(P0), AX \
+	MOVL    off(P1), BX \
+	SHLQ    $32, BX \
+	ORQ     BX, AX \
+	VMOVQ   AX, x \
+	MOVL    off(P2), AX \
+	MOVL    off(P3), BX \
+	SHLQ    $32, BX \
+	ORQ     BX, AX \
+	VPINSRQ $1, AX, x, x
 
-// FOLD4 adds the four columns' lane sums into one vector of float32,
-// lanes c and c+4 holding column c (exact integer adds, then convert).
-#define FOLD4 \
-	VPHADDD   C1, C0, C0 /* C0 = c0 c0 c1 c1 | c0 c0 c1 c1 (pair sums) */ \
-	VPHADDD   C3, C2, C2 /* C2 = c2 c2 c3 c3 | ...                      */ \
-	VPHADDD   C2, C0, C0 /* C0 = c0 c1 c2 c3 | c0 c1 c2 c3              */ \
-	VCVTDQ2PS C0, C0
+// BLOCKN_H(off, acc): a multi-column q*_0 block's scales and accumulation
+// (the activation blocks at off from the column pointers, the weight scale
+// in WD): acc += (dw*dx_c) * sumi_c, lane c.
+#define BLOCKN_H(off, acc) \
+	GATHER4_H(off, SCx) \
+	VCVTPH2PS   SCx, SCx \
+	VMULPS      WDx, SCx, SCx \
+	VFMADD231PS SCx, C0x, acc
 
-// SCALES_H: SC = dw*dx_c in lanes c and c+4, from the fp16 d of each
-// column's block (gathered through AX/BX into one quadword).
-#define SCALES_H \
-	MOVWLZX      (P0), AX \
-	MOVWLZX      (P1), BX \
-	SHLQ         $16, BX \
-	ORQ          BX, AX \
-	MOVWLZX      (P2), BX \
-	SHLQ         $32, BX \
-	ORQ          BX, AX \
-	MOVWLZX      (P3), BX \
-	SHLQ         $48, BX \
-	ORQ          BX, AX      /* AX = dx3:dx2:dx1:dx0 */ \
-	VMOVQ        AX, SCx \
-	VPBROADCASTQ SCx, SCx    /* twice, for both halves */ \
+// BLOCKN_HH(off, acc): likewise for q*_1: acc += fma(dw*dx_c, sumi_c,
+// mw*sx_c), lane c.
+#define BLOCKN_HH(off, acc) \
+	GATHER4_HH(off, SCx) \
+	HALVES(SCx) \
 	VCVTPH2PS    SCx, SC \
-	VMULPS       WD, SC, SC
+	VMULPS       WD, SC, SC  /* SC = dw*dx_c (lanes 0-3), mw*sx_c (4-7) */ \
+	VEXTRACTF128 $1, SC, C2x \
+	VFMADD231PS  SCx, C0x, C2x \
+	VADDPS       C2x, acc, acc
 
-// SCALES_HH: like SCALES_H for q8_1 blocks, whose (d, s) fp16 pairs give
-// SC = dw*dx_c in lanes c and c+4 after MS += mw*sx_c in lane 2c+1.
-#define SCALES_HH \
-	MOVL         (P0), AX \
-	MOVL         (P1), BX \
-	SHLQ         $32, BX \
-	ORQ          BX, AX \
-	VMOVQ        AX, SCx \
-	MOVL         (P2), AX \
-	MOVL         (P3), BX \
-	SHLQ         $32, BX \
-	ORQ          BX, AX \
-	VPINSRQ      $1, AX, SCx, SCx /* SC = (d, s) of columns 0..3 */ \
-	VCVTPH2PS    SCx, SC \
-	VMULPS       WD, SC, SC       /* dw*dx_c, mw*sx_c pairs       */ \
-	VADDPS       SC, MS, MS \
-	VPERMPS      SC, EVENS, SC    /* SC = dw*dx_c in lanes c, c+4 */
-
-// DOTN_RESULT leaves column c's result in ACC lane c (c < 4).
+// DOTN_RESULT leaves column c's result in ACC0 lane c (c < 4):
+// (chain0+chain2) + (chain1+chain3), as DOT_RESULT.
 #define DOTN_RESULT \
-	VEXTRACTF128 $1, ACC, T0x \
-	VADDPS       T0x, ACCx, ACCx
+	VADDPS ACC2, ACC0, ACC0 \
+	VADDPS ACC3, ACC1, ACC1 \
+	VADDPS ACC1, ACC0, ACC0
 
-// DOTN_RESULT_U also adds MS lane 2c+1 into lane c.
-#define DOTN_RESULT_U \
-	DOTN_RESULT \
-	VMOVDQU      odds<>(SB), T0 \
-	VPERMPS      MS, T0, MS        /* MS lane c = MS lane 2c+1 */ \
-	VADDPS       MSx, ACCx, ACCx
-
-// ADVANCE_N(wb, xb) moves the weight and the four column pointers one
-// block on.
+// ADVANCE_N(wb, xb) moves the weight and the four column pointers on by
+// wb and xb bytes.
 #define ADVANCE_N(wb, xb) \
 	ADDQ $wb, WP \
 	ADDQ $xb, P0 \
@@ -327,12 +389,11 @@ GLOBL odds<>(SB), RODATA|NOPTR, $32
 	ADDQ $xb, P2 \
 	ADDQ $xb, P3
 
-// The routines. Single-column ones take two blocks per iteration into two
-// accumulators (hiding the FMA latency) and one block in the tail.
-// Multi-column ones unpack one weight block per iteration and run it
-// against four columns (those beyond NC repeat column 0, and their results
-// are not stored): the four int32 lane-sum vectors fold into one, so one
-// conversion, one gathered scale vector and one FMA serve all columns.
+// The routines. Single-column ones run four blocks per step and the last
+// n/32%4 blocks one at a time; multi-column ones run four blocks per step,
+// one weight unpack per block for all four columns (those beyond NC repeat
+// column 0, and their results are not stored), and the last blocks one at
+// a time. See the top of the file for the accumulation order they share.
 
 // func vecDotQ4_0AVX2(n int, w, x []byte) float32
 TEXT ·vecDotQ4_0AVX2(SB), NOSPLIT, $0-60
@@ -343,28 +404,37 @@ TEXT ·vecDotQ4_0AVX2(SB), NOSPLIT, $0-60
 	DOT_SETUP
 
 vecDotQ4_0AVX2_loop:
-	CMPQ NB, $2
+	CMPQ NB, $4
 	JLT  vecDotQ4_0AVX2_tail
-	W_Q4_0(0)
-	COL_S(XP, 0, ACC0)
-	W_Q4_0(18)
-	COL_S(XP, 34, ACC1)
-	ADDQ $36, WP
-	ADDQ $68, XP
-	SUBQ $2, NB
+	WQ_Q4_0(0)
+	COLI_S(0, XP, C0)
+	WQ_Q4_0(18)
+	COLI_S(34, XP, C1)
+	WQ_Q4_0(36)
+	COLI_S(68, XP, C2)
+	WQ_Q4_0(54)
+	COLI_S(102, XP, C3)
+	SUMS4
+	STEP_H(18)
+	ADDQ $72, WP
+	ADDQ $136, XP
+	SUBQ $4, NB
 	JMP  vecDotQ4_0AVX2_loop
 
 vecDotQ4_0AVX2_tail:
 	TESTQ NB, NB
 	JZ    vecDotQ4_0AVX2_done
-	W_Q4_0(0)
-	COL_S(XP, 0, ACC0)
+	WQ_Q4_0(0)
+	COLI_S(0, XP, C0)
+	SUM1
+	ONE_H
+	ADDQ  $18, WP
+	ADDQ  $34, XP
+	DECQ  NB
+	JMP   vecDotQ4_0AVX2_tail
 
 vecDotQ4_0AVX2_done:
-	VADDPS ACC1, ACC0, ACC0
-	HSUM(ACC0, X0, T0x)
-	VMOVSS X0, ret+56(FP)
-	VZEROUPPER
+	DOT_RESULT(ret+56(FP))
 	RET
 
 // func vecDotNQ4_0AVX2(n int, w, x []byte, xStride int, out []float32)
@@ -377,37 +447,76 @@ TEXT ·vecDotNQ4_0AVX2(SB), NOSPLIT, $0-88
 	MOVQ out_base+64(FP), OUT
 	MOVQ out_len+72(FP), NC
 	DOTN_SETUP
-	TESTQ NB, NB
-	JZ    vecDotNQ4_0AVX2_done
 
 vecDotNQ4_0AVX2_loop:
-	W_Q4_0(0)
-	COLI_S(P0, U0, C0)
-	COLI_S(P1, U1, C1)
-	COLI_S(P2, U0, C2)
-	COLI_S(P3, U1, C3)
-	FOLD4
-	SCALES_H
-	VFMADD231PS SC, C0, ACC // ACC += scale_c * sumi_c
+	CMPQ NB, $4
+	JLT  vecDotNQ4_0AVX2_tail
+	WQ_Q4_0(0)
+	WSCALE_H(0)
+	COLI_S(0, P0, C0)
+	COLI_S(0, P1, C1)
+	COLI_S(0, P2, C2)
+	COLI_S(0, P3, C3)
+	SUMS4
+	BLOCKN_H(0, ACC0)
+	WQ_Q4_0(18)
+	WSCALE_H(18)
+	COLI_S(34, P0, C0)
+	COLI_S(34, P1, C1)
+	COLI_S(34, P2, C2)
+	COLI_S(34, P3, C3)
+	SUMS4
+	BLOCKN_H(34, ACC1)
+	WQ_Q4_0(36)
+	WSCALE_H(36)
+	COLI_S(68, P0, C0)
+	COLI_S(68, P1, C1)
+	COLI_S(68, P2, C2)
+	COLI_S(68, P3, C3)
+	SUMS4
+	BLOCKN_H(68, ACC2)
+	WQ_Q4_0(54)
+	WSCALE_H(54)
+	COLI_S(102, P0, C0)
+	COLI_S(102, P1, C1)
+	COLI_S(102, P2, C2)
+	COLI_S(102, P3, C3)
+	SUMS4
+	BLOCKN_H(102, ACC3)
+	ADVANCE_N(72, 136)
+	SUBQ $4, NB
+	JMP  vecDotNQ4_0AVX2_loop
+
+vecDotNQ4_0AVX2_tail:
+	TESTQ NB, NB
+	JZ    vecDotNQ4_0AVX2_done
+	WQ_Q4_0(0)
+	WSCALE_H(0)
+	COLI_S(0, P0, C0)
+	COLI_S(0, P1, C1)
+	COLI_S(0, P2, C2)
+	COLI_S(0, P3, C3)
+	SUMS4
+	BLOCKN_H(0, ACC0)
 	ADVANCE_N(18, 34)
-	DECQ NB
-	JNZ  vecDotNQ4_0AVX2_loop
+	DECQ  NB
+	JMP   vecDotNQ4_0AVX2_tail
 
 vecDotNQ4_0AVX2_done:
 	DOTN_RESULT
 	CMPQ NC, $4
-	JLT  vecDotNQ4_0AVX2_tail
-	VMOVUPS ACCx, (OUT)
+	JLT  vecDotNQ4_0AVX2_part
+	VMOVUPS ACC0, (OUT)
 	VZEROUPPER
 	RET
 
-vecDotNQ4_0AVX2_tail:
-	VMOVSS ACCx, (OUT)
+vecDotNQ4_0AVX2_part:
+	VMOVSS ACC0, (OUT)
 	CMPQ   NC, $2
 	JLT    vecDotNQ4_0AVX2_ret
-	VEXTRACTPS $1, ACCx, 4(OUT)
+	VEXTRACTPS $1, ACC0, 4(OUT)
 	JEQ    vecDotNQ4_0AVX2_ret
-	VEXTRACTPS $2, ACCx, 8(OUT)
+	VEXTRACTPS $2, ACC0, 8(OUT)
 
 vecDotNQ4_0AVX2_ret:
 	VZEROUPPER
@@ -422,28 +531,37 @@ TEXT ·vecDotQ5_0AVX2(SB), NOSPLIT, $0-60
 	DOT_SETUP
 
 vecDotQ5_0AVX2_loop:
-	CMPQ NB, $2
+	CMPQ NB, $4
 	JLT  vecDotQ5_0AVX2_tail
-	W_Q5_0(0)
-	COL_S(XP, 0, ACC0)
-	W_Q5_0(22)
-	COL_S(XP, 34, ACC1)
-	ADDQ $44, WP
-	ADDQ $68, XP
-	SUBQ $2, NB
+	WQ_Q5_0(0)
+	COLI_S(0, XP, C0)
+	WQ_Q5_0(22)
+	COLI_S(34, XP, C1)
+	WQ_Q5_0(44)
+	COLI_S(68, XP, C2)
+	WQ_Q5_0(66)
+	COLI_S(102, XP, C3)
+	SUMS4
+	STEP_H(22)
+	ADDQ $88, WP
+	ADDQ $136, XP
+	SUBQ $4, NB
 	JMP  vecDotQ5_0AVX2_loop
 
 vecDotQ5_0AVX2_tail:
 	TESTQ NB, NB
 	JZ    vecDotQ5_0AVX2_done
-	W_Q5_0(0)
-	COL_S(XP, 0, ACC0)
+	WQ_Q5_0(0)
+	COLI_S(0, XP, C0)
+	SUM1
+	ONE_H
+	ADDQ  $22, WP
+	ADDQ  $34, XP
+	DECQ  NB
+	JMP   vecDotQ5_0AVX2_tail
 
 vecDotQ5_0AVX2_done:
-	VADDPS ACC1, ACC0, ACC0
-	HSUM(ACC0, X0, T0x)
-	VMOVSS X0, ret+56(FP)
-	VZEROUPPER
+	DOT_RESULT(ret+56(FP))
 	RET
 
 // func vecDotNQ5_0AVX2(n int, w, x []byte, xStride int, out []float32)
@@ -456,37 +574,76 @@ TEXT ·vecDotNQ5_0AVX2(SB), NOSPLIT, $0-88
 	MOVQ out_base+64(FP), OUT
 	MOVQ out_len+72(FP), NC
 	DOTN_SETUP
-	TESTQ NB, NB
-	JZ    vecDotNQ5_0AVX2_done
 
 vecDotNQ5_0AVX2_loop:
-	W_Q5_0(0)
-	COLI_S(P0, U0, C0)
-	COLI_S(P1, U1, C1)
-	COLI_S(P2, U0, C2)
-	COLI_S(P3, U1, C3)
-	FOLD4
-	SCALES_H
-	VFMADD231PS SC, C0, ACC // ACC += scale_c * sumi_c
+	CMPQ NB, $4
+	JLT  vecDotNQ5_0AVX2_tail
+	WQ_Q5_0(0)
+	WSCALE_H(0)
+	COLI_S(0, P0, C0)
+	COLI_S(0, P1, C1)
+	COLI_S(0, P2, C2)
+	COLI_S(0, P3, C3)
+	SUMS4
+	BLOCKN_H(0, ACC0)
+	WQ_Q5_0(22)
+	WSCALE_H(22)
+	COLI_S(34, P0, C0)
+	COLI_S(34, P1, C1)
+	COLI_S(34, P2, C2)
+	COLI_S(34, P3, C3)
+	SUMS4
+	BLOCKN_H(34, ACC1)
+	WQ_Q5_0(44)
+	WSCALE_H(44)
+	COLI_S(68, P0, C0)
+	COLI_S(68, P1, C1)
+	COLI_S(68, P2, C2)
+	COLI_S(68, P3, C3)
+	SUMS4
+	BLOCKN_H(68, ACC2)
+	WQ_Q5_0(66)
+	WSCALE_H(66)
+	COLI_S(102, P0, C0)
+	COLI_S(102, P1, C1)
+	COLI_S(102, P2, C2)
+	COLI_S(102, P3, C3)
+	SUMS4
+	BLOCKN_H(102, ACC3)
+	ADVANCE_N(88, 136)
+	SUBQ $4, NB
+	JMP  vecDotNQ5_0AVX2_loop
+
+vecDotNQ5_0AVX2_tail:
+	TESTQ NB, NB
+	JZ    vecDotNQ5_0AVX2_done
+	WQ_Q5_0(0)
+	WSCALE_H(0)
+	COLI_S(0, P0, C0)
+	COLI_S(0, P1, C1)
+	COLI_S(0, P2, C2)
+	COLI_S(0, P3, C3)
+	SUMS4
+	BLOCKN_H(0, ACC0)
 	ADVANCE_N(22, 34)
-	DECQ NB
-	JNZ  vecDotNQ5_0AVX2_loop
+	DECQ  NB
+	JMP   vecDotNQ5_0AVX2_tail
 
 vecDotNQ5_0AVX2_done:
 	DOTN_RESULT
 	CMPQ NC, $4
-	JLT  vecDotNQ5_0AVX2_tail
-	VMOVUPS ACCx, (OUT)
+	JLT  vecDotNQ5_0AVX2_part
+	VMOVUPS ACC0, (OUT)
 	VZEROUPPER
 	RET
 
-vecDotNQ5_0AVX2_tail:
-	VMOVSS ACCx, (OUT)
+vecDotNQ5_0AVX2_part:
+	VMOVSS ACC0, (OUT)
 	CMPQ   NC, $2
 	JLT    vecDotNQ5_0AVX2_ret
-	VEXTRACTPS $1, ACCx, 4(OUT)
+	VEXTRACTPS $1, ACC0, 4(OUT)
 	JEQ    vecDotNQ5_0AVX2_ret
-	VEXTRACTPS $2, ACCx, 8(OUT)
+	VEXTRACTPS $2, ACC0, 8(OUT)
 
 vecDotNQ5_0AVX2_ret:
 	VZEROUPPER
@@ -501,28 +658,37 @@ TEXT ·vecDotQ8_0AVX2(SB), NOSPLIT, $0-60
 	DOT_SETUP
 
 vecDotQ8_0AVX2_loop:
-	CMPQ NB, $2
+	CMPQ NB, $4
 	JLT  vecDotQ8_0AVX2_tail
-	W_Q8_0(0)
-	COL_S(XP, 0, ACC0)
-	W_Q8_0(34)
-	COL_S(XP, 34, ACC1)
-	ADDQ $68, WP
-	ADDQ $68, XP
-	SUBQ $2, NB
+	WQ_Q8_0(0)
+	COLI_S(0, XP, C0)
+	WQ_Q8_0(34)
+	COLI_S(34, XP, C1)
+	WQ_Q8_0(68)
+	COLI_S(68, XP, C2)
+	WQ_Q8_0(102)
+	COLI_S(102, XP, C3)
+	SUMS4
+	STEP_H(34)
+	ADDQ $136, WP
+	ADDQ $136, XP
+	SUBQ $4, NB
 	JMP  vecDotQ8_0AVX2_loop
 
 vecDotQ8_0AVX2_tail:
 	TESTQ NB, NB
 	JZ    vecDotQ8_0AVX2_done
-	W_Q8_0(0)
-	COL_S(XP, 0, ACC0)
+	WQ_Q8_0(0)
+	COLI_S(0, XP, C0)
+	SUM1
+	ONE_H
+	ADDQ  $34, WP
+	ADDQ  $34, XP
+	DECQ  NB
+	JMP   vecDotQ8_0AVX2_tail
 
 vecDotQ8_0AVX2_done:
-	VADDPS ACC1, ACC0, ACC0
-	HSUM(ACC0, X0, T0x)
-	VMOVSS X0, ret+56(FP)
-	VZEROUPPER
+	DOT_RESULT(ret+56(FP))
 	RET
 
 // func vecDotNQ8_0AVX2(n int, w, x []byte, xStride int, out []float32)
@@ -535,37 +701,76 @@ TEXT ·vecDotNQ8_0AVX2(SB), NOSPLIT, $0-88
 	MOVQ out_base+64(FP), OUT
 	MOVQ out_len+72(FP), NC
 	DOTN_SETUP
-	TESTQ NB, NB
-	JZ    vecDotNQ8_0AVX2_done
 
 vecDotNQ8_0AVX2_loop:
-	W_Q8_0(0)
-	COLI_S(P0, U0, C0)
-	COLI_S(P1, U1, C1)
-	COLI_S(P2, U0, C2)
-	COLI_S(P3, U1, C3)
-	FOLD4
-	SCALES_H
-	VFMADD231PS SC, C0, ACC // ACC += scale_c * sumi_c
+	CMPQ NB, $4
+	JLT  vecDotNQ8_0AVX2_tail
+	WQ_Q8_0(0)
+	WSCALE_H(0)
+	COLI_S(0, P0, C0)
+	COLI_S(0, P1, C1)
+	COLI_S(0, P2, C2)
+	COLI_S(0, P3, C3)
+	SUMS4
+	BLOCKN_H(0, ACC0)
+	WQ_Q8_0(34)
+	WSCALE_H(34)
+	COLI_S(34, P0, C0)
+	COLI_S(34, P1, C1)
+	COLI_S(34, P2, C2)
+	COLI_S(34, P3, C3)
+	SUMS4
+	BLOCKN_H(34, ACC1)
+	WQ_Q8_0(68)
+	WSCALE_H(68)
+	COLI_S(68, P0, C0)
+	COLI_S(68, P1, C1)
+	COLI_S(68, P2, C2)
+	COLI_S(68, P3, C3)
+	SUMS4
+	BLOCKN_H(68, ACC2)
+	WQ_Q8_0(102)
+	WSCALE_H(102)
+	COLI_S(102, P0, C0)
+	COLI_S(102, P1, C1)
+	COLI_S(102, P2, C2)
+	COLI_S(102, P3, C3)
+	SUMS4
+	BLOCKN_H(102, ACC3)
+	ADVANCE_N(136, 136)
+	SUBQ $4, NB
+	JMP  vecDotNQ8_0AVX2_loop
+
+vecDotNQ8_0AVX2_tail:
+	TESTQ NB, NB
+	JZ    vecDotNQ8_0AVX2_done
+	WQ_Q8_0(0)
+	WSCALE_H(0)
+	COLI_S(0, P0, C0)
+	COLI_S(0, P1, C1)
+	COLI_S(0, P2, C2)
+	COLI_S(0, P3, C3)
+	SUMS4
+	BLOCKN_H(0, ACC0)
 	ADVANCE_N(34, 34)
-	DECQ NB
-	JNZ  vecDotNQ8_0AVX2_loop
+	DECQ  NB
+	JMP   vecDotNQ8_0AVX2_tail
 
 vecDotNQ8_0AVX2_done:
 	DOTN_RESULT
 	CMPQ NC, $4
-	JLT  vecDotNQ8_0AVX2_tail
-	VMOVUPS ACCx, (OUT)
+	JLT  vecDotNQ8_0AVX2_part
+	VMOVUPS ACC0, (OUT)
 	VZEROUPPER
 	RET
 
-vecDotNQ8_0AVX2_tail:
-	VMOVSS ACCx, (OUT)
+vecDotNQ8_0AVX2_part:
+	VMOVSS ACC0, (OUT)
 	CMPQ   NC, $2
 	JLT    vecDotNQ8_0AVX2_ret
-	VEXTRACTPS $1, ACCx, 4(OUT)
+	VEXTRACTPS $1, ACC0, 4(OUT)
 	JEQ    vecDotNQ8_0AVX2_ret
-	VEXTRACTPS $2, ACCx, 8(OUT)
+	VEXTRACTPS $2, ACC0, 8(OUT)
 
 vecDotNQ8_0AVX2_ret:
 	VZEROUPPER
@@ -580,31 +785,37 @@ TEXT ·vecDotQ4_1AVX2(SB), NOSPLIT, $0-60
 	DOT_SETUP
 
 vecDotQ4_1AVX2_loop:
-	CMPQ NB, $2
+	CMPQ NB, $4
 	JLT  vecDotQ4_1AVX2_tail
-	W_Q4_1(0)
-	COL_U(XP, 0, ACC0, MS0)
-	W_Q4_1(20)
-	COL_U(XP, 36, ACC1, MS1)
-	ADDQ $40, WP
-	ADDQ $72, XP
-	SUBQ $2, NB
+	WQ_Q4_1(0)
+	COLI_U(0, XP, C0)
+	WQ_Q4_1(20)
+	COLI_U(36, XP, C1)
+	WQ_Q4_1(40)
+	COLI_U(72, XP, C2)
+	WQ_Q4_1(60)
+	COLI_U(108, XP, C3)
+	SUMS4
+	STEP_HH(20)
+	ADDQ $80, WP
+	ADDQ $144, XP
+	SUBQ $4, NB
 	JMP  vecDotQ4_1AVX2_loop
 
 vecDotQ4_1AVX2_tail:
 	TESTQ NB, NB
 	JZ    vecDotQ4_1AVX2_done
-	W_Q4_1(0)
-	COL_U(XP, 0, ACC0, MS0)
+	WQ_Q4_1(0)
+	COLI_U(0, XP, C0)
+	SUM1
+	ONE_HH
+	ADDQ  $20, WP
+	ADDQ  $36, XP
+	DECQ  NB
+	JMP   vecDotQ4_1AVX2_tail
 
 vecDotQ4_1AVX2_done:
-	VADDPS ACC1, ACC0, ACC0
-	HSUM(ACC0, X0, T0x)
-	VADDPS    MS1, MS0, MS0
-	VMOVSHDUP X4, T1x      // T1.0 = MS0.1 = sum of mw*sx
-	VADDSS    T1x, X0, X0
-	VMOVSS X0, ret+56(FP)
-	VZEROUPPER
+	DOT_RESULT(ret+56(FP))
 	RET
 
 // func vecDotNQ4_1AVX2(n int, w, x []byte, xStride int, out []float32)
@@ -617,37 +828,76 @@ TEXT ·vecDotNQ4_1AVX2(SB), NOSPLIT, $0-88
 	MOVQ out_base+64(FP), OUT
 	MOVQ out_len+72(FP), NC
 	DOTN_SETUP
-	TESTQ NB, NB
-	JZ    vecDotNQ4_1AVX2_done
 
 vecDotNQ4_1AVX2_loop:
-	W_Q4_1(0)
-	COLI_U(P0, C0)
-	COLI_U(P1, C1)
-	COLI_U(P2, C2)
-	COLI_U(P3, C3)
-	FOLD4
-	SCALES_HH
-	VFMADD231PS SC, C0, ACC // ACC += scale_c * sumi_c
+	CMPQ NB, $4
+	JLT  vecDotNQ4_1AVX2_tail
+	WQ_Q4_1(0)
+	WSCALE_HH(0)
+	COLI_U(0, P0, C0)
+	COLI_U(0, P1, C1)
+	COLI_U(0, P2, C2)
+	COLI_U(0, P3, C3)
+	SUMS4
+	BLOCKN_HH(0, ACC0)
+	WQ_Q4_1(20)
+	WSCALE_HH(20)
+	COLI_U(36, P0, C0)
+	COLI_U(36, P1, C1)
+	COLI_U(36, P2, C2)
+	COLI_U(36, P3, C3)
+	SUMS4
+	BLOCKN_HH(36, ACC1)
+	WQ_Q4_1(40)
+	WSCALE_HH(40)
+	COLI_U(72, P0, C0)
+	COLI_U(72, P1, C1)
+	COLI_U(72, P2, C2)
+	COLI_U(72, P3, C3)
+	SUMS4
+	BLOCKN_HH(72, ACC2)
+	WQ_Q4_1(60)
+	WSCALE_HH(60)
+	COLI_U(108, P0, C0)
+	COLI_U(108, P1, C1)
+	COLI_U(108, P2, C2)
+	COLI_U(108, P3, C3)
+	SUMS4
+	BLOCKN_HH(108, ACC3)
+	ADVANCE_N(80, 144)
+	SUBQ $4, NB
+	JMP  vecDotNQ4_1AVX2_loop
+
+vecDotNQ4_1AVX2_tail:
+	TESTQ NB, NB
+	JZ    vecDotNQ4_1AVX2_done
+	WQ_Q4_1(0)
+	WSCALE_HH(0)
+	COLI_U(0, P0, C0)
+	COLI_U(0, P1, C1)
+	COLI_U(0, P2, C2)
+	COLI_U(0, P3, C3)
+	SUMS4
+	BLOCKN_HH(0, ACC0)
 	ADVANCE_N(20, 36)
-	DECQ NB
-	JNZ  vecDotNQ4_1AVX2_loop
+	DECQ  NB
+	JMP   vecDotNQ4_1AVX2_tail
 
 vecDotNQ4_1AVX2_done:
-	DOTN_RESULT_U
+	DOTN_RESULT
 	CMPQ NC, $4
-	JLT  vecDotNQ4_1AVX2_tail
-	VMOVUPS ACCx, (OUT)
+	JLT  vecDotNQ4_1AVX2_part
+	VMOVUPS ACC0, (OUT)
 	VZEROUPPER
 	RET
 
-vecDotNQ4_1AVX2_tail:
-	VMOVSS ACCx, (OUT)
+vecDotNQ4_1AVX2_part:
+	VMOVSS ACC0, (OUT)
 	CMPQ   NC, $2
 	JLT    vecDotNQ4_1AVX2_ret
-	VEXTRACTPS $1, ACCx, 4(OUT)
+	VEXTRACTPS $1, ACC0, 4(OUT)
 	JEQ    vecDotNQ4_1AVX2_ret
-	VEXTRACTPS $2, ACCx, 8(OUT)
+	VEXTRACTPS $2, ACC0, 8(OUT)
 
 vecDotNQ4_1AVX2_ret:
 	VZEROUPPER
@@ -662,31 +912,37 @@ TEXT ·vecDotQ5_1AVX2(SB), NOSPLIT, $0-60
 	DOT_SETUP
 
 vecDotQ5_1AVX2_loop:
-	CMPQ NB, $2
+	CMPQ NB, $4
 	JLT  vecDotQ5_1AVX2_tail
-	W_Q5_1(0)
-	COL_U(XP, 0, ACC0, MS0)
-	W_Q5_1(24)
-	COL_U(XP, 36, ACC1, MS1)
-	ADDQ $48, WP
-	ADDQ $72, XP
-	SUBQ $2, NB
+	WQ_Q5_1(0)
+	COLI_U(0, XP, C0)
+	WQ_Q5_1(24)
+	COLI_U(36, XP, C1)
+	WQ_Q5_1(48)
+	COLI_U(72, XP, C2)
+	WQ_Q5_1(72)
+	COLI_U(108, XP, C3)
+	SUMS4
+	STEP_HH(24)
+	ADDQ $96, WP
+	ADDQ $144, XP
+	SUBQ $4, NB
 	JMP  vecDotQ5_1AVX2_loop
 
 vecDotQ5_1AVX2_tail:
 	TESTQ NB, NB
 	JZ    vecDotQ5_1AVX2_done
-	W_Q5_1(0)
-	COL_U(XP, 0, ACC0, MS0)
+	WQ_Q5_1(0)
+	COLI_U(0, XP, C0)
+	SUM1
+	ONE_HH
+	ADDQ  $24, WP
+	ADDQ  $36, XP
+	DECQ  NB
+	JMP   vecDotQ5_1AVX2_tail
 
 vecDotQ5_1AVX2_done:
-	VADDPS ACC1, ACC0, ACC0
-	HSUM(ACC0, X0, T0x)
-	VADDPS    MS1, MS0, MS0
-	VMOVSHDUP X4, T1x      // T1.0 = MS0.1 = sum of mw*sx
-	VADDSS    T1x, X0, X0
-	VMOVSS X0, ret+56(FP)
-	VZEROUPPER
+	DOT_RESULT(ret+56(FP))
 	RET
 
 // func vecDotNQ5_1AVX2(n int, w, x []byte, xStride int, out []float32)
@@ -699,37 +955,76 @@ TEXT ·vecDotNQ5_1AVX2(SB), NOSPLIT, $0-88
 	MOVQ out_base+64(FP), OUT
 	MOVQ out_len+72(FP), NC
 	DOTN_SETUP
-	TESTQ NB, NB
-	JZ    vecDotNQ5_1AVX2_done
 
 vecDotNQ5_1AVX2_loop:
-	W_Q5_1(0)
-	COLI_U(P0, C0)
-	COLI_U(P1, C1)
-	COLI_U(P2, C2)
-	COLI_U(P3, C3)
-	FOLD4
-	SCALES_HH
-	VFMADD231PS SC, C0, ACC // ACC += scale_c * sumi_c
+	CMPQ NB, $4
+	JLT  vecDotNQ5_1AVX2_tail
+	WQ_Q5_1(0)
+	WSCALE_HH(0)
+	COLI_U(0, P0, C0)
+	COLI_U(0, P1, C1)
+	COLI_U(0, P2, C2)
+	COLI_U(0, P3, C3)
+	SUMS4
+	BLOCKN_HH(0, ACC0)
+	WQ_Q5_1(24)
+	WSCALE_HH(24)
+	COLI_U(36, P0, C0)
+	COLI_U(36, P1, C1)
+	COLI_U(36, P2, C2)
+	COLI_U(36, P3, C3)
+	SUMS4
+	BLOCKN_HH(36, ACC1)
+	WQ_Q5_1(48)
+	WSCALE_HH(48)
+	COLI_U(72, P0, C0)
+	COLI_U(72, P1, C1)
+	COLI_U(72, P2, C2)
+	COLI_U(72, P3, C3)
+	SUMS4
+	BLOCKN_HH(72, ACC2)
+	WQ_Q5_1(72)
+	WSCALE_HH(72)
+	COLI_U(108, P0, C0)
+	COLI_U(108, P1, C1)
+	COLI_U(108, P2, C2)
+	COLI_U(108, P3, C3)
+	SUMS4
+	BLOCKN_HH(108, ACC3)
+	ADVANCE_N(96, 144)
+	SUBQ $4, NB
+	JMP  vecDotNQ5_1AVX2_loop
+
+vecDotNQ5_1AVX2_tail:
+	TESTQ NB, NB
+	JZ    vecDotNQ5_1AVX2_done
+	WQ_Q5_1(0)
+	WSCALE_HH(0)
+	COLI_U(0, P0, C0)
+	COLI_U(0, P1, C1)
+	COLI_U(0, P2, C2)
+	COLI_U(0, P3, C3)
+	SUMS4
+	BLOCKN_HH(0, ACC0)
 	ADVANCE_N(24, 36)
-	DECQ NB
-	JNZ  vecDotNQ5_1AVX2_loop
+	DECQ  NB
+	JMP   vecDotNQ5_1AVX2_tail
 
 vecDotNQ5_1AVX2_done:
-	DOTN_RESULT_U
+	DOTN_RESULT
 	CMPQ NC, $4
-	JLT  vecDotNQ5_1AVX2_tail
-	VMOVUPS ACCx, (OUT)
+	JLT  vecDotNQ5_1AVX2_part
+	VMOVUPS ACC0, (OUT)
 	VZEROUPPER
 	RET
 
-vecDotNQ5_1AVX2_tail:
-	VMOVSS ACCx, (OUT)
+vecDotNQ5_1AVX2_part:
+	VMOVSS ACC0, (OUT)
 	CMPQ   NC, $2
 	JLT    vecDotNQ5_1AVX2_ret
-	VEXTRACTPS $1, ACCx, 4(OUT)
+	VEXTRACTPS $1, ACC0, 4(OUT)
 	JEQ    vecDotNQ5_1AVX2_ret
-	VEXTRACTPS $2, ACCx, 8(OUT)
+	VEXTRACTPS $2, ACC0, 8(OUT)
 
 vecDotNQ5_1AVX2_ret:
 	VZEROUPPER
@@ -751,28 +1046,37 @@ TEXT ·vecDotQ4_0AVX512(SB), NOSPLIT, $0-60
 	DOT_SETUP
 
 vecDotQ4_0AVX512_loop:
-	CMPQ NB, $2
+	CMPQ NB, $4
 	JLT  vecDotQ4_0AVX512_tail
-	W_Q4_0(0)
-	COL_S(XP, 0, ACC0)
-	W_Q4_0(18)
-	COL_S(XP, 34, ACC1)
-	ADDQ $36, WP
-	ADDQ $68, XP
-	SUBQ $2, NB
+	WQ_Q4_0(0)
+	COLI_S(0, XP, C0)
+	WQ_Q4_0(18)
+	COLI_S(34, XP, C1)
+	WQ_Q4_0(36)
+	COLI_S(68, XP, C2)
+	WQ_Q4_0(54)
+	COLI_S(102, XP, C3)
+	SUMS4
+	STEP_H(18)
+	ADDQ $72, WP
+	ADDQ $136, XP
+	SUBQ $4, NB
 	JMP  vecDotQ4_0AVX512_loop
 
 vecDotQ4_0AVX512_tail:
 	TESTQ NB, NB
 	JZ    vecDotQ4_0AVX512_done
-	W_Q4_0(0)
-	COL_S(XP, 0, ACC0)
+	WQ_Q4_0(0)
+	COLI_S(0, XP, C0)
+	SUM1
+	ONE_H
+	ADDQ  $18, WP
+	ADDQ  $34, XP
+	DECQ  NB
+	JMP   vecDotQ4_0AVX512_tail
 
 vecDotQ4_0AVX512_done:
-	VADDPS ACC1, ACC0, ACC0
-	HSUM(ACC0, X0, T0x)
-	VMOVSS X0, ret+56(FP)
-	VZEROUPPER
+	DOT_RESULT(ret+56(FP))
 	RET
 
 // func vecDotNQ4_0AVX512(n int, w, x []byte, xStride int, out []float32)
@@ -785,37 +1089,76 @@ TEXT ·vecDotNQ4_0AVX512(SB), NOSPLIT, $0-88
 	MOVQ out_base+64(FP), OUT
 	MOVQ out_len+72(FP), NC
 	DOTN_SETUP
-	TESTQ NB, NB
-	JZ    vecDotNQ4_0AVX512_done
 
 vecDotNQ4_0AVX512_loop:
-	W_Q4_0(0)
-	COLI_S(P0, U0, C0)
-	COLI_S(P1, U1, C1)
-	COLI_S(P2, U0, C2)
-	COLI_S(P3, U1, C3)
-	FOLD4
-	SCALES_H
-	VFMADD231PS SC, C0, ACC // ACC += scale_c * sumi_c
+	CMPQ NB, $4
+	JLT  vecDotNQ4_0AVX512_tail
+	WQ_Q4_0(0)
+	WSCALE_H(0)
+	COLI_S(0, P0, C0)
+	COLI_S(0, P1, C1)
+	COLI_S(0, P2, C2)
+	COLI_S(0, P3, C3)
+	SUMS4
+	BLOCKN_H(0, ACC0)
+	WQ_Q4_0(18)
+	WSCALE_H(18)
+	COLI_S(34, P0, C0)
+	COLI_S(34, P1, C1)
+	COLI_S(34, P2, C2)
+	COLI_S(34, P3, C3)
+	SUMS4
+	BLOCKN_H(34, ACC1)
+	WQ_Q4_0(36)
+	WSCALE_H(36)
+	COLI_S(68, P0, C0)
+	COLI_S(68, P1, C1)
+	COLI_S(68, P2, C2)
+	COLI_S(68, P3, C3)
+	SUMS4
+	BLOCKN_H(68, ACC2)
+	WQ_Q4_0(54)
+	WSCALE_H(54)
+	COLI_S(102, P0, C0)
+	COLI_S(102, P1, C1)
+	COLI_S(102, P2, C2)
+	COLI_S(102, P3, C3)
+	SUMS4
+	BLOCKN_H(102, ACC3)
+	ADVANCE_N(72, 136)
+	SUBQ $4, NB
+	JMP  vecDotNQ4_0AVX512_loop
+
+vecDotNQ4_0AVX512_tail:
+	TESTQ NB, NB
+	JZ    vecDotNQ4_0AVX512_done
+	WQ_Q4_0(0)
+	WSCALE_H(0)
+	COLI_S(0, P0, C0)
+	COLI_S(0, P1, C1)
+	COLI_S(0, P2, C2)
+	COLI_S(0, P3, C3)
+	SUMS4
+	BLOCKN_H(0, ACC0)
 	ADVANCE_N(18, 34)
-	DECQ NB
-	JNZ  vecDotNQ4_0AVX512_loop
+	DECQ  NB
+	JMP   vecDotNQ4_0AVX512_tail
 
 vecDotNQ4_0AVX512_done:
 	DOTN_RESULT
 	CMPQ NC, $4
-	JLT  vecDotNQ4_0AVX512_tail
-	VMOVUPS ACCx, (OUT)
+	JLT  vecDotNQ4_0AVX512_part
+	VMOVUPS ACC0, (OUT)
 	VZEROUPPER
 	RET
 
-vecDotNQ4_0AVX512_tail:
-	VMOVSS ACCx, (OUT)
+vecDotNQ4_0AVX512_part:
+	VMOVSS ACC0, (OUT)
 	CMPQ   NC, $2
 	JLT    vecDotNQ4_0AVX512_ret
-	VEXTRACTPS $1, ACCx, 4(OUT)
+	VEXTRACTPS $1, ACC0, 4(OUT)
 	JEQ    vecDotNQ4_0AVX512_ret
-	VEXTRACTPS $2, ACCx, 8(OUT)
+	VEXTRACTPS $2, ACC0, 8(OUT)
 
 vecDotNQ4_0AVX512_ret:
 	VZEROUPPER
@@ -830,28 +1173,37 @@ TEXT ·vecDotQ5_0AVX512(SB), NOSPLIT, $0-60
 	DOT_SETUP
 
 vecDotQ5_0AVX512_loop:
-	CMPQ NB, $2
+	CMPQ NB, $4
 	JLT  vecDotQ5_0AVX512_tail
-	W_Q5_0(0)
-	COL_S(XP, 0, ACC0)
-	W_Q5_0(22)
-	COL_S(XP, 34, ACC1)
-	ADDQ $44, WP
-	ADDQ $68, XP
-	SUBQ $2, NB
+	WQ_Q5_0(0)
+	COLI_S(0, XP, C0)
+	WQ_Q5_0(22)
+	COLI_S(34, XP, C1)
+	WQ_Q5_0(44)
+	COLI_S(68, XP, C2)
+	WQ_Q5_0(66)
+	COLI_S(102, XP, C3)
+	SUMS4
+	STEP_H(22)
+	ADDQ $88, WP
+	ADDQ $136, XP
+	SUBQ $4, NB
 	JMP  vecDotQ5_0AVX512_loop
 
 vecDotQ5_0AVX512_tail:
 	TESTQ NB, NB
 	JZ    vecDotQ5_0AVX512_done
-	W_Q5_0(0)
-	COL_S(XP, 0, ACC0)
+	WQ_Q5_0(0)
+	COLI_S(0, XP, C0)
+	SUM1
+	ONE_H
+	ADDQ  $22, WP
+	ADDQ  $34, XP
+	DECQ  NB
+	JMP   vecDotQ5_0AVX512_tail
 
 vecDotQ5_0AVX512_done:
-	VADDPS ACC1, ACC0, ACC0
-	HSUM(ACC0, X0, T0x)
-	VMOVSS X0, ret+56(FP)
-	VZEROUPPER
+	DOT_RESULT(ret+56(FP))
 	RET
 
 // func vecDotNQ5_0AVX512(n int, w, x []byte, xStride int, out []float32)
@@ -864,37 +1216,76 @@ TEXT ·vecDotNQ5_0AVX512(SB), NOSPLIT, $0-88
 	MOVQ out_base+64(FP), OUT
 	MOVQ out_len+72(FP), NC
 	DOTN_SETUP
-	TESTQ NB, NB
-	JZ    vecDotNQ5_0AVX512_done
 
 vecDotNQ5_0AVX512_loop:
-	W_Q5_0(0)
-	COLI_S(P0, U0, C0)
-	COLI_S(P1, U1, C1)
-	COLI_S(P2, U0, C2)
-	COLI_S(P3, U1, C3)
-	FOLD4
-	SCALES_H
-	VFMADD231PS SC, C0, ACC // ACC += scale_c * sumi_c
+	CMPQ NB, $4
+	JLT  vecDotNQ5_0AVX512_tail
+	WQ_Q5_0(0)
+	WSCALE_H(0)
+	COLI_S(0, P0, C0)
+	COLI_S(0, P1, C1)
+	COLI_S(0, P2, C2)
+	COLI_S(0, P3, C3)
+	SUMS4
+	BLOCKN_H(0, ACC0)
+	WQ_Q5_0(22)
+	WSCALE_H(22)
+	COLI_S(34, P0, C0)
+	COLI_S(34, P1, C1)
+	COLI_S(34, P2, C2)
+	COLI_S(34, P3, C3)
+	SUMS4
+	BLOCKN_H(34, ACC1)
+	WQ_Q5_0(44)
+	WSCALE_H(44)
+	COLI_S(68, P0, C0)
+	COLI_S(68, P1, C1)
+	COLI_S(68, P2, C2)
+	COLI_S(68, P3, C3)
+	SUMS4
+	BLOCKN_H(68, ACC2)
+	WQ_Q5_0(66)
+	WSCALE_H(66)
+	COLI_S(102, P0, C0)
+	COLI_S(102, P1, C1)
+	COLI_S(102, P2, C2)
+	COLI_S(102, P3, C3)
+	SUMS4
+	BLOCKN_H(102, ACC3)
+	ADVANCE_N(88, 136)
+	SUBQ $4, NB
+	JMP  vecDotNQ5_0AVX512_loop
+
+vecDotNQ5_0AVX512_tail:
+	TESTQ NB, NB
+	JZ    vecDotNQ5_0AVX512_done
+	WQ_Q5_0(0)
+	WSCALE_H(0)
+	COLI_S(0, P0, C0)
+	COLI_S(0, P1, C1)
+	COLI_S(0, P2, C2)
+	COLI_S(0, P3, C3)
+	SUMS4
+	BLOCKN_H(0, ACC0)
 	ADVANCE_N(22, 34)
-	DECQ NB
-	JNZ  vecDotNQ5_0AVX512_loop
+	DECQ  NB
+	JMP   vecDotNQ5_0AVX512_tail
 
 vecDotNQ5_0AVX512_done:
 	DOTN_RESULT
 	CMPQ NC, $4
-	JLT  vecDotNQ5_0AVX512_tail
-	VMOVUPS ACCx, (OUT)
+	JLT  vecDotNQ5_0AVX512_part
+	VMOVUPS ACC0, (OUT)
 	VZEROUPPER
 	RET
 
-vecDotNQ5_0AVX512_tail:
-	VMOVSS ACCx, (OUT)
+vecDotNQ5_0AVX512_part:
+	VMOVSS ACC0, (OUT)
 	CMPQ   NC, $2
 	JLT    vecDotNQ5_0AVX512_ret
-	VEXTRACTPS $1, ACCx, 4(OUT)
+	VEXTRACTPS $1, ACC0, 4(OUT)
 	JEQ    vecDotNQ5_0AVX512_ret
-	VEXTRACTPS $2, ACCx, 8(OUT)
+	VEXTRACTPS $2, ACC0, 8(OUT)
 
 vecDotNQ5_0AVX512_ret:
 	VZEROUPPER
@@ -909,28 +1300,37 @@ TEXT ·vecDotQ8_0AVX512(SB), NOSPLIT, $0-60
 	DOT_SETUP
 
 vecDotQ8_0AVX512_loop:
-	CMPQ NB, $2
+	CMPQ NB, $4
 	JLT  vecDotQ8_0AVX512_tail
-	W_Q8_0(0)
-	COL_S(XP, 0, ACC0)
-	W_Q8_0(34)
-	COL_S(XP, 34, ACC1)
-	ADDQ $68, WP
-	ADDQ $68, XP
-	SUBQ $2, NB
+	WQ_Q8_0(0)
+	COLI_S(0, XP, C0)
+	WQ_Q8_0(34)
+	COLI_S(34, XP, C1)
+	WQ_Q8_0(68)
+	COLI_S(68, XP, C2)
+	WQ_Q8_0(102)
+	COLI_S(102, XP, C3)
+	SUMS4
+	STEP_H(34)
+	ADDQ $136, WP
+	ADDQ $136, XP
+	SUBQ $4, NB
 	JMP  vecDotQ8_0AVX512_loop
 
 vecDotQ8_0AVX512_tail:
 	TESTQ NB, NB
 	JZ    vecDotQ8_0AVX512_done
-	W_Q8_0(0)
-	COL_S(XP, 0, ACC0)
+	WQ_Q8_0(0)
+	COLI_S(0, XP, C0)
+	SUM1
+	ONE_H
+	ADDQ  $34, WP
+	ADDQ  $34, XP
+	DECQ  NB
+	JMP   vecDotQ8_0AVX512_tail
 
 vecDotQ8_0AVX512_done:
-	VADDPS ACC1, ACC0, ACC0
-	HSUM(ACC0, X0, T0x)
-	VMOVSS X0, ret+56(FP)
-	VZEROUPPER
+	DOT_RESULT(ret+56(FP))
 	RET
 
 // func vecDotNQ8_0AVX512(n int, w, x []byte, xStride int, out []float32)
@@ -943,37 +1343,76 @@ TEXT ·vecDotNQ8_0AVX512(SB), NOSPLIT, $0-88
 	MOVQ out_base+64(FP), OUT
 	MOVQ out_len+72(FP), NC
 	DOTN_SETUP
-	TESTQ NB, NB
-	JZ    vecDotNQ8_0AVX512_done
 
 vecDotNQ8_0AVX512_loop:
-	W_Q8_0(0)
-	COLI_S(P0, U0, C0)
-	COLI_S(P1, U1, C1)
-	COLI_S(P2, U0, C2)
-	COLI_S(P3, U1, C3)
-	FOLD4
-	SCALES_H
-	VFMADD231PS SC, C0, ACC // ACC += scale_c * sumi_c
+	CMPQ NB, $4
+	JLT  vecDotNQ8_0AVX512_tail
+	WQ_Q8_0(0)
+	WSCALE_H(0)
+	COLI_S(0, P0, C0)
+	COLI_S(0, P1, C1)
+	COLI_S(0, P2, C2)
+	COLI_S(0, P3, C3)
+	SUMS4
+	BLOCKN_H(0, ACC0)
+	WQ_Q8_0(34)
+	WSCALE_H(34)
+	COLI_S(34, P0, C0)
+	COLI_S(34, P1, C1)
+	COLI_S(34, P2, C2)
+	COLI_S(34, P3, C3)
+	SUMS4
+	BLOCKN_H(34, ACC1)
+	WQ_Q8_0(68)
+	WSCALE_H(68)
+	COLI_S(68, P0, C0)
+	COLI_S(68, P1, C1)
+	COLI_S(68, P2, C2)
+	COLI_S(68, P3, C3)
+	SUMS4
+	BLOCKN_H(68, ACC2)
+	WQ_Q8_0(102)
+	WSCALE_H(102)
+	COLI_S(102, P0, C0)
+	COLI_S(102, P1, C1)
+	COLI_S(102, P2, C2)
+	COLI_S(102, P3, C3)
+	SUMS4
+	BLOCKN_H(102, ACC3)
+	ADVANCE_N(136, 136)
+	SUBQ $4, NB
+	JMP  vecDotNQ8_0AVX512_loop
+
+vecDotNQ8_0AVX512_tail:
+	TESTQ NB, NB
+	JZ    vecDotNQ8_0AVX512_done
+	WQ_Q8_0(0)
+	WSCALE_H(0)
+	COLI_S(0, P0, C0)
+	COLI_S(0, P1, C1)
+	COLI_S(0, P2, C2)
+	COLI_S(0, P3, C3)
+	SUMS4
+	BLOCKN_H(0, ACC0)
 	ADVANCE_N(34, 34)
-	DECQ NB
-	JNZ  vecDotNQ8_0AVX512_loop
+	DECQ  NB
+	JMP   vecDotNQ8_0AVX512_tail
 
 vecDotNQ8_0AVX512_done:
 	DOTN_RESULT
 	CMPQ NC, $4
-	JLT  vecDotNQ8_0AVX512_tail
-	VMOVUPS ACCx, (OUT)
+	JLT  vecDotNQ8_0AVX512_part
+	VMOVUPS ACC0, (OUT)
 	VZEROUPPER
 	RET
 
-vecDotNQ8_0AVX512_tail:
-	VMOVSS ACCx, (OUT)
+vecDotNQ8_0AVX512_part:
+	VMOVSS ACC0, (OUT)
 	CMPQ   NC, $2
 	JLT    vecDotNQ8_0AVX512_ret
-	VEXTRACTPS $1, ACCx, 4(OUT)
+	VEXTRACTPS $1, ACC0, 4(OUT)
 	JEQ    vecDotNQ8_0AVX512_ret
-	VEXTRACTPS $2, ACCx, 8(OUT)
+	VEXTRACTPS $2, ACC0, 8(OUT)
 
 vecDotNQ8_0AVX512_ret:
 	VZEROUPPER
@@ -988,31 +1427,37 @@ TEXT ·vecDotQ4_1AVX512(SB), NOSPLIT, $0-60
 	DOT_SETUP
 
 vecDotQ4_1AVX512_loop:
-	CMPQ NB, $2
+	CMPQ NB, $4
 	JLT  vecDotQ4_1AVX512_tail
-	W_Q4_1(0)
-	COL_U(XP, 0, ACC0, MS0)
-	W_Q4_1(20)
-	COL_U(XP, 36, ACC1, MS1)
-	ADDQ $40, WP
-	ADDQ $72, XP
-	SUBQ $2, NB
+	WQ_Q4_1(0)
+	COLI_U(0, XP, C0)
+	WQ_Q4_1(20)
+	COLI_U(36, XP, C1)
+	WQ_Q4_1(40)
+	COLI_U(72, XP, C2)
+	WQ_Q4_1(60)
+	COLI_U(108, XP, C3)
+	SUMS4
+	STEP_HH(20)
+	ADDQ $80, WP
+	ADDQ $144, XP
+	SUBQ $4, NB
 	JMP  vecDotQ4_1AVX512_loop
 
 vecDotQ4_1AVX512_tail:
 	TESTQ NB, NB
 	JZ    vecDotQ4_1AVX512_done
-	W_Q4_1(0)
-	COL_U(XP, 0, ACC0, MS0)
+	WQ_Q4_1(0)
+	COLI_U(0, XP, C0)
+	SUM1
+	ONE_HH
+	ADDQ  $20, WP
+	ADDQ  $36, XP
+	DECQ  NB
+	JMP   vecDotQ4_1AVX512_tail
 
 vecDotQ4_1AVX512_done:
-	VADDPS ACC1, ACC0, ACC0
-	HSUM(ACC0, X0, T0x)
-	VADDPS    MS1, MS0, MS0
-	VMOVSHDUP X4, T1x      // T1.0 = MS0.1 = sum of mw*sx
-	VADDSS    T1x, X0, X0
-	VMOVSS X0, ret+56(FP)
-	VZEROUPPER
+	DOT_RESULT(ret+56(FP))
 	RET
 
 // func vecDotNQ4_1AVX512(n int, w, x []byte, xStride int, out []float32)
@@ -1025,37 +1470,76 @@ TEXT ·vecDotNQ4_1AVX512(SB), NOSPLIT, $0-88
 	MOVQ out_base+64(FP), OUT
 	MOVQ out_len+72(FP), NC
 	DOTN_SETUP
-	TESTQ NB, NB
-	JZ    vecDotNQ4_1AVX512_done
 
 vecDotNQ4_1AVX512_loop:
-	W_Q4_1(0)
-	COLI_U(P0, C0)
-	COLI_U(P1, C1)
-	COLI_U(P2, C2)
-	COLI_U(P3, C3)
-	FOLD4
-	SCALES_HH
-	VFMADD231PS SC, C0, ACC // ACC += scale_c * sumi_c
+	CMPQ NB, $4
+	JLT  vecDotNQ4_1AVX512_tail
+	WQ_Q4_1(0)
+	WSCALE_HH(0)
+	COLI_U(0, P0, C0)
+	COLI_U(0, P1, C1)
+	COLI_U(0, P2, C2)
+	COLI_U(0, P3, C3)
+	SUMS4
+	BLOCKN_HH(0, ACC0)
+	WQ_Q4_1(20)
+	WSCALE_HH(20)
+	COLI_U(36, P0, C0)
+	COLI_U(36, P1, C1)
+	COLI_U(36, P2, C2)
+	COLI_U(36, P3, C3)
+	SUMS4
+	BLOCKN_HH(36, ACC1)
+	WQ_Q4_1(40)
+	WSCALE_HH(40)
+	COLI_U(72, P0, C0)
+	COLI_U(72, P1, C1)
+	COLI_U(72, P2, C2)
+	COLI_U(72, P3, C3)
+	SUMS4
+	BLOCKN_HH(72, ACC2)
+	WQ_Q4_1(60)
+	WSCALE_HH(60)
+	COLI_U(108, P0, C0)
+	COLI_U(108, P1, C1)
+	COLI_U(108, P2, C2)
+	COLI_U(108, P3, C3)
+	SUMS4
+	BLOCKN_HH(108, ACC3)
+	ADVANCE_N(80, 144)
+	SUBQ $4, NB
+	JMP  vecDotNQ4_1AVX512_loop
+
+vecDotNQ4_1AVX512_tail:
+	TESTQ NB, NB
+	JZ    vecDotNQ4_1AVX512_done
+	WQ_Q4_1(0)
+	WSCALE_HH(0)
+	COLI_U(0, P0, C0)
+	COLI_U(0, P1, C1)
+	COLI_U(0, P2, C2)
+	COLI_U(0, P3, C3)
+	SUMS4
+	BLOCKN_HH(0, ACC0)
 	ADVANCE_N(20, 36)
-	DECQ NB
-	JNZ  vecDotNQ4_1AVX512_loop
+	DECQ  NB
+	JMP   vecDotNQ4_1AVX512_tail
 
 vecDotNQ4_1AVX512_done:
-	DOTN_RESULT_U
+	DOTN_RESULT
 	CMPQ NC, $4
-	JLT  vecDotNQ4_1AVX512_tail
-	VMOVUPS ACCx, (OUT)
+	JLT  vecDotNQ4_1AVX512_part
+	VMOVUPS ACC0, (OUT)
 	VZEROUPPER
 	RET
 
-vecDotNQ4_1AVX512_tail:
-	VMOVSS ACCx, (OUT)
+vecDotNQ4_1AVX512_part:
+	VMOVSS ACC0, (OUT)
 	CMPQ   NC, $2
 	JLT    vecDotNQ4_1AVX512_ret
-	VEXTRACTPS $1, ACCx, 4(OUT)
+	VEXTRACTPS $1, ACC0, 4(OUT)
 	JEQ    vecDotNQ4_1AVX512_ret
-	VEXTRACTPS $2, ACCx, 8(OUT)
+	VEXTRACTPS $2, ACC0, 8(OUT)
 
 vecDotNQ4_1AVX512_ret:
 	VZEROUPPER
@@ -1070,31 +1554,37 @@ TEXT ·vecDotQ5_1AVX512(SB), NOSPLIT, $0-60
 	DOT_SETUP
 
 vecDotQ5_1AVX512_loop:
-	CMPQ NB, $2
+	CMPQ NB, $4
 	JLT  vecDotQ5_1AVX512_tail
-	W_Q5_1(0)
-	COL_U(XP, 0, ACC0, MS0)
-	W_Q5_1(24)
-	COL_U(XP, 36, ACC1, MS1)
-	ADDQ $48, WP
-	ADDQ $72, XP
-	SUBQ $2, NB
+	WQ_Q5_1(0)
+	COLI_U(0, XP, C0)
+	WQ_Q5_1(24)
+	COLI_U(36, XP, C1)
+	WQ_Q5_1(48)
+	COLI_U(72, XP, C2)
+	WQ_Q5_1(72)
+	COLI_U(108, XP, C3)
+	SUMS4
+	STEP_HH(24)
+	ADDQ $96, WP
+	ADDQ $144, XP
+	SUBQ $4, NB
 	JMP  vecDotQ5_1AVX512_loop
 
 vecDotQ5_1AVX512_tail:
 	TESTQ NB, NB
 	JZ    vecDotQ5_1AVX512_done
-	W_Q5_1(0)
-	COL_U(XP, 0, ACC0, MS0)
+	WQ_Q5_1(0)
+	COLI_U(0, XP, C0)
+	SUM1
+	ONE_HH
+	ADDQ  $24, WP
+	ADDQ  $36, XP
+	DECQ  NB
+	JMP   vecDotQ5_1AVX512_tail
 
 vecDotQ5_1AVX512_done:
-	VADDPS ACC1, ACC0, ACC0
-	HSUM(ACC0, X0, T0x)
-	VADDPS    MS1, MS0, MS0
-	VMOVSHDUP X4, T1x      // T1.0 = MS0.1 = sum of mw*sx
-	VADDSS    T1x, X0, X0
-	VMOVSS X0, ret+56(FP)
-	VZEROUPPER
+	DOT_RESULT(ret+56(FP))
 	RET
 
 // func vecDotNQ5_1AVX512(n int, w, x []byte, xStride int, out []float32)
@@ -1107,37 +1597,76 @@ TEXT ·vecDotNQ5_1AVX512(SB), NOSPLIT, $0-88
 	MOVQ out_base+64(FP), OUT
 	MOVQ out_len+72(FP), NC
 	DOTN_SETUP
-	TESTQ NB, NB
-	JZ    vecDotNQ5_1AVX512_done
 
 vecDotNQ5_1AVX512_loop:
-	W_Q5_1(0)
-	COLI_U(P0, C0)
-	COLI_U(P1, C1)
-	COLI_U(P2, C2)
-	COLI_U(P3, C3)
-	FOLD4
-	SCALES_HH
-	VFMADD231PS SC, C0, ACC // ACC += scale_c * sumi_c
+	CMPQ NB, $4
+	JLT  vecDotNQ5_1AVX512_tail
+	WQ_Q5_1(0)
+	WSCALE_HH(0)
+	COLI_U(0, P0, C0)
+	COLI_U(0, P1, C1)
+	COLI_U(0, P2, C2)
+	COLI_U(0, P3, C3)
+	SUMS4
+	BLOCKN_HH(0, ACC0)
+	WQ_Q5_1(24)
+	WSCALE_HH(24)
+	COLI_U(36, P0, C0)
+	COLI_U(36, P1, C1)
+	COLI_U(36, P2, C2)
+	COLI_U(36, P3, C3)
+	SUMS4
+	BLOCKN_HH(36, ACC1)
+	WQ_Q5_1(48)
+	WSCALE_HH(48)
+	COLI_U(72, P0, C0)
+	COLI_U(72, P1, C1)
+	COLI_U(72, P2, C2)
+	COLI_U(72, P3, C3)
+	SUMS4
+	BLOCKN_HH(72, ACC2)
+	WQ_Q5_1(72)
+	WSCALE_HH(72)
+	COLI_U(108, P0, C0)
+	COLI_U(108, P1, C1)
+	COLI_U(108, P2, C2)
+	COLI_U(108, P3, C3)
+	SUMS4
+	BLOCKN_HH(108, ACC3)
+	ADVANCE_N(96, 144)
+	SUBQ $4, NB
+	JMP  vecDotNQ5_1AVX512_loop
+
+vecDotNQ5_1AVX512_tail:
+	TESTQ NB, NB
+	JZ    vecDotNQ5_1AVX512_done
+	WQ_Q5_1(0)
+	WSCALE_HH(0)
+	COLI_U(0, P0, C0)
+	COLI_U(0, P1, C1)
+	COLI_U(0, P2, C2)
+	COLI_U(0, P3, C3)
+	SUMS4
+	BLOCKN_HH(0, ACC0)
 	ADVANCE_N(24, 36)
-	DECQ NB
-	JNZ  vecDotNQ5_1AVX512_loop
+	DECQ  NB
+	JMP   vecDotNQ5_1AVX512_tail
 
 vecDotNQ5_1AVX512_done:
-	DOTN_RESULT_U
+	DOTN_RESULT
 	CMPQ NC, $4
-	JLT  vecDotNQ5_1AVX512_tail
-	VMOVUPS ACCx, (OUT)
+	JLT  vecDotNQ5_1AVX512_part
+	VMOVUPS ACC0, (OUT)
 	VZEROUPPER
 	RET
 
-vecDotNQ5_1AVX512_tail:
-	VMOVSS ACCx, (OUT)
+vecDotNQ5_1AVX512_part:
+	VMOVSS ACC0, (OUT)
 	CMPQ   NC, $2
 	JLT    vecDotNQ5_1AVX512_ret
-	VEXTRACTPS $1, ACCx, 4(OUT)
+	VEXTRACTPS $1, ACC0, 4(OUT)
 	JEQ    vecDotNQ5_1AVX512_ret
-	VEXTRACTPS $2, ACCx, 8(OUT)
+	VEXTRACTPS $2, ACC0, 8(OUT)
 
 vecDotNQ5_1AVX512_ret:
 	VZEROUPPER

@@ -6,8 +6,13 @@ import "fmt"
 // len(out), 1 <= len(out) <= MaxDotCols. x holds len(out) activation
 // columns in t.VecDotType(), xStride bytes apart (at least the row size of n
 // values). Implementations that unpack a weight block once for all columns
-// register a vecDotN kernel; otherwise this loops over VecDot. Results equal
-// VecDot's within tolVecDotImpl.
+// register a vecDotN kernel; otherwise this loops over VecDot.
+//
+// Batch invariance: every implementation's out[c] has exactly the bits of
+// its own VecDot on column c (TestBatchInvariance), so a sequence's logits
+// do not depend on which other sequences or positions share its batch. The
+// server's continuous batching and exact speculative verification rely on
+// it.
 func VecDotN(t DType, n int, w, x []byte, xStride int, out []float32) {
 	nc := len(out)
 	if nc == 0 {
