@@ -1,27 +1,42 @@
 package engine
 
 import (
+	"fmt"
+	"sync/atomic"
+
 	"github.com/waggle-llm/waggle/kernels"
 	"github.com/waggle-llm/waggle/kvcache"
 )
 
-// AttentionScratch holds the per-session buffers of Attend, sized once for
-// the session's context so the decode loop never allocates.
+// AttentionScratch holds the per-session buffers of Attend and AttendBatch,
+// one set per pool worker, sized once for the session's context so the
+// decode loop never allocates.
 type AttentionScratch struct {
+	workers []attnWorker
+	task    attendTask
+}
+
+// attnWorker is one worker's scratch for one (token, head) at a time.
+type attnWorker struct {
 	scores []float32 // one score per cached position
 	qconv  []byte    // one query head in the key cache's vec-dot format
 	probs  []byte    // probabilities in the value cache's format
 	vrow   []float32 // one dequantized value row (non-f32 caches)
 }
 
-// NewAttentionScratch sizes scratch for nCtx positions of heads of headDim.
-func NewAttentionScratch(nCtx, headDim int, typeK, typeV kvcache.Type) *AttentionScratch {
-	return &AttentionScratch{
-		scores: make([]float32, nCtx),
-		qconv:  make([]byte, typeK.DType().VecDotType().RowBytes(headDim)),
-		probs:  make([]byte, typeV.DType().RowBytes(nCtx)),
-		vrow:   make([]float32, headDim),
+// NewAttentionScratch sizes scratch for nCtx positions of heads of headDim,
+// for a pool of up to workers threads (at least 1).
+func NewAttentionScratch(nCtx, headDim int, typeK, typeV kvcache.Type, workers int) *AttentionScratch {
+	s := &AttentionScratch{workers: make([]attnWorker, max(workers, 1))}
+	for i := range s.workers {
+		s.workers[i] = attnWorker{
+			scores: make([]float32, nCtx),
+			qconv:  make([]byte, typeK.DType().VecDotType().RowBytes(headDim)),
+			probs:  make([]byte, typeV.DType().RowBytes(nCtx)),
+			vrow:   make([]float32, headDim),
+		}
 	}
+	return s
 }
 
 // AttentionShape describes the heads of one attention layer.
@@ -36,36 +51,118 @@ type AttentionShape struct {
 // format, so an f16 cache rounds q to f16), softmax(scale·scores), then
 // out = Σ p_j·V_j with p rounded to the value type (f16 for an f16 cache).
 // q and out hold NHead*HeadDim values; query head h reads KV head
-// h/(NHead/NHeadKV) (grouped-query attention).
+// h/(NHead/NHeadKV) (grouped-query attention). It runs on the caller.
 func Attend(out, q []float32, c *kvcache.Cache, layer, seq, n int, sh AttentionShape, s *AttentionScratch) {
-	o := c.Options()
-	kt, vt := o.TypeK.DType(), o.TypeV.DType()
-	hd := sh.HeadDim
-	group := sh.NHead / sh.NHeadKV
-	keys, values := c.Keys(layer, seq, n), c.Values(layer, seq, n)
-	kRow, vRow := kt.RowBytes(o.NKV), vt.RowBytes(o.NKV)
-	kHead, vHead := kt.RowBytes(hd), vt.RowBytes(hd)
-	scores := s.scores[:n]
+	a := attendTask{c: c, layer: layer, sh: sh}
+	a.bind()
 	for h := range sh.NHead {
-		g := h / group
-		kernels.QuantizeRow(kt.VecDotType(), s.qconv, q[h*hd:(h+1)*hd])
-		for j := range n {
-			off := j*kRow + g*kHead
-			scores[j] = kernels.VecDot(kt, hd, keys[off:off+kHead], s.qconv)
-		}
-		kernels.Scale(scores, sh.Scale)
-		kernels.SoftMax(scores)
-		weightedValues(out[h*hd:(h+1)*hd], scores, values, vt, vRow, g*vHead, vHead, s)
+		a.head(&s.workers[0], out, q, seq, n, h)
 	}
 }
 
+// AttendBatch runs Attend for every token i of a batch: the query row
+// q[i*D:(i+1)*D] (D = NHead*HeadDim) of sequence seq[i] attends to the
+// first pos[i]+1 cached positions and writes out[i*D:(i+1)*D]. The keys
+// and values of every token must already be stored. The (token, head)
+// pairs are claimed one at a time by the pool's workers through an atomic
+// counter (later tokens of a prompt attend to more positions, so a static
+// split would be unbalanced); a decode step splits its heads. Each pair is
+// computed exactly as Attend computes it, so the thread count does not
+// change the result. Work below attnMinWork multiply-adds runs on the
+// caller. p may be nil; s must have been sized for p.Threads() workers.
+func AttendBatch(p *kernels.Pool, out, q []float32, seq, pos []int32, c *kvcache.Cache, layer int, sh AttentionShape, s *AttentionScratch) {
+	if p.Threads() > len(s.workers) {
+		panic(fmt.Sprintf("engine: AttendBatch on %d threads with scratch for %d", p.Threads(), len(s.workers)))
+	}
+	if len(seq) != len(pos) {
+		panic("engine: AttendBatch: seq and pos differ in length")
+	}
+	a := &s.task
+	*a = attendTask{out: out, q: q, seq: seq, pos: pos, c: c, layer: layer, sh: sh, items: len(seq) * sh.NHead, owner: s}
+	a.bind()
+	work := 0
+	for _, ps := range pos {
+		work += (int(ps) + 1) * sh.NHead * sh.HeadDim
+	}
+	nw := p.Threads()
+	if work < attnMinWork && !kernels.Forced() {
+		nw = 1
+	}
+	a.next.Store(0)
+	if nw == 1 {
+		a.Run(0, 1)
+	} else {
+		p.Do(a)
+	}
+	a.out, a.q, a.seq, a.pos, a.c = nil, nil, nil, nil, nil
+}
+
+// attnMinWork is the attention size (cached positions × heads × head dim,
+// summed over the batch) below which waking the workers costs more than it
+// saves.
+const attnMinWork = 32 << 10
+
+// attendTask is one AttendBatch call; it lives in the session's scratch so
+// that dispatching it allocates nothing.
+type attendTask struct {
+	out, q         []float32
+	seq, pos       []int32
+	c              *kvcache.Cache
+	layer          int
+	sh             AttentionShape
+	items          int
+	owner          *AttentionScratch
+	kt, vt         kernels.DType
+	kRow, vRow     int // bytes per cached position
+	kHead, vHead   int // bytes per head within a position
+	next           atomic.Int64
+	group, headDim int
+}
+
+// bind derives the cache layout fields from c and sh.
+func (a *attendTask) bind() {
+	o := a.c.Options()
+	a.kt, a.vt = o.TypeK.DType(), o.TypeV.DType()
+	a.headDim = a.sh.HeadDim
+	a.group = a.sh.NHead / a.sh.NHeadKV
+	a.kRow, a.vRow = a.kt.RowBytes(o.NKV), a.vt.RowBytes(o.NKV)
+	a.kHead, a.vHead = a.kt.RowBytes(a.headDim), a.vt.RowBytes(a.headDim)
+}
+
+// Run claims items until none is left (none is bound to a worker, so a
+// descheduled worker does not hold one back).
+func (a *attendTask) Run(worker, _ int) {
+	w := &a.owner.workers[worker]
+	d := a.sh.NHead * a.headDim
+	for it := int(a.next.Add(1)) - 1; it < a.items; it = int(a.next.Add(1)) - 1 {
+		i, h := it/a.sh.NHead, it%a.sh.NHead
+		a.head(w, a.out[i*d:(i+1)*d], a.q[i*d:(i+1)*d], int(a.seq[i]), int(a.pos[i])+1, h)
+	}
+}
+
+// head attends query head h of one token (q, out: all heads of it) over
+// the first n positions of seq.
+func (a *attendTask) head(w *attnWorker, out, q []float32, seq, n, h int) {
+	hd, g := a.headDim, h/a.group
+	keys, values := a.c.Keys(a.layer, seq, n), a.c.Values(a.layer, seq, n)
+	scores := w.scores[:n]
+	kernels.QuantizeRow(a.kt.VecDotType(), w.qconv, q[h*hd:(h+1)*hd])
+	for j := range n {
+		off := j*a.kRow + g*a.kHead
+		scores[j] = kernels.VecDot(a.kt, hd, keys[off:off+a.kHead], w.qconv)
+	}
+	kernels.Scale(scores, a.sh.Scale)
+	kernels.SoftMax(scores)
+	a.weightedValues(w, out[h*hd:(h+1)*hd], scores, values, g*a.vHead)
+}
+
 // weightedValues accumulates dst = Σ_j p_j·V_j[head] over the value rows.
-func weightedValues(dst, p []float32, values []byte, vt kernels.DType, vRow, headOff, vHead int, s *AttentionScratch) {
+func (a *attendTask) weightedValues(w *attnWorker, dst, p []float32, values []byte, headOff int) {
 	clear(dst)
-	if vt == kernels.F32 {
+	if a.vt == kernels.F32 {
 		for j, pj := range p {
-			off := j*vRow + headOff
-			row := f32View(values[off : off+vHead])
+			off := j*a.vRow + headOff
+			row := f32View(values[off : off+a.vHead])
 			for d, v := range row {
 				dst[d] += pj * v
 			}
@@ -74,14 +171,14 @@ func weightedValues(dst, p []float32, values []byte, vt kernels.DType, vRow, hea
 	}
 	// Round the probabilities to the value format first, as ggml's mul_mat
 	// converts its f32 operand to the f16 vec-dot type.
-	pq := s.probs[:vt.RowBytes(len(p))]
-	kernels.QuantizeRow(vt, pq, p)
-	pr := s.scores[:len(p)]
-	kernels.DequantizeRow(vt, pr, pq)
+	pq := w.probs[:a.vt.RowBytes(len(p))]
+	kernels.QuantizeRow(a.vt, pq, p)
+	pr := w.scores[:len(p)]
+	kernels.DequantizeRow(a.vt, pr, pq)
 	for j, pj := range pr {
-		off := j*vRow + headOff
-		kernels.DequantizeRow(vt, s.vrow, values[off:off+vHead])
-		for d, v := range s.vrow {
+		off := j*a.vRow + headOff
+		kernels.DequantizeRow(a.vt, w.vrow, values[off:off+a.vHead])
+		for d, v := range w.vrow {
 			dst[d] += pj * v
 		}
 	}

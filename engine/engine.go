@@ -68,6 +68,10 @@ type SessionOptions struct {
 	NBatch int // maximum tokens per Decode (default 512)
 	TypeK  kvcache.Type
 	TypeV  kvcache.Type
+	// Threads is the number of worker threads of the forward pass (0: the
+	// process default, kernels.DefaultThreads). Sessions with the same
+	// count share one process-wide pool (kernels.SharedPool).
+	Threads int
 	// CaptureLayers lists the layers whose output hidden state is kept for
 	// every output token (speculative drafters read them). -1 means the final
 	// normalised state that feeds the output head.

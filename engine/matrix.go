@@ -44,6 +44,20 @@ func (m *Matrix) MulVec(dst, x []float32, scratch []byte) {
 	kernels.MatVec(m.Type, dst[:m.Rows], m.Data, xq, m.Cols)
 }
 
+// QuantizeActs converts cols activation rows of x (Cols values each, xStride
+// apart) to the weight's vec-dot format in xq, ActivationBytes() apart, on
+// the pool: the first half of ggml's mul_mat, done once per batch.
+func (m *Matrix) QuantizeActs(p *kernels.Pool, xq []byte, x []float32, xStride, cols int) {
+	kernels.QuantizeRows(p, m.Type.VecDotType(), xq, m.ActivationBytes(), x, xStride, m.Cols, cols)
+}
+
+// MulMat computes dst[c*dstStride+r] = row r · column c for every row and
+// the cols activation columns QuantizeActs left in xq, split across the
+// pool (see kernels.MatMul).
+func (m *Matrix) MulMat(p *kernels.Pool, dst []float32, dstStride int, xq []byte, cols int) {
+	kernels.MatMul(p, m.Type, dst, dstStride, m.Data, m.Rows, m.Cols, xq, m.ActivationBytes(), cols)
+}
+
 // Weights looks tensors up in a GGUF file by name and checks their shapes.
 type Weights struct {
 	F *gguf.File

@@ -12,7 +12,7 @@ import (
 // modelFlags are shared by every command that evaluates a model.
 type modelFlags struct {
 	Model      string `short:"m" help:"GGUF model file (default: the embedded demo network)." type:"path" env:"WAGGLE_MODEL,LLAMA_ARG_MODEL"`
-	Threads    int    `short:"t" help:"Worker threads (compute is single-threaded until the fast-kernels work lands)." default:"0" env:"WAGGLE_THREADS,LLAMA_ARG_THREADS"`
+	Threads    int    `short:"t" help:"Worker threads (0: one per physical core)." default:"0" env:"WAGGLE_THREADS,LLAMA_ARG_THREADS"`
 	CtxSize    int    `short:"c" name:"ctx-size" help:"Context size in tokens (0: the model's, at most 4096)." default:"0" env:"WAGGLE_CTX_SIZE,LLAMA_ARG_CTX_SIZE"`
 	BatchSize  int    `short:"b" name:"batch-size" help:"Tokens evaluated per forward pass during prompt processing." default:"512"`
 	CacheTypeK string `name:"cache-type-k" aliases:"ctk" help:"KV cache type for keys: f32, f16." default:"f16"`
@@ -39,7 +39,7 @@ func (f *modelFlags) open() (*engine.Loaded, engine.Session, error) {
 		l.Close()
 		return nil, nil, fmt.Errorf("--ctx-size must be >= 0 and --batch-size > 0")
 	}
-	s, err := l.Model.NewSession(engine.SessionOptions{NCtx: f.CtxSize, NBatch: f.BatchSize, TypeK: tk, TypeV: tv})
+	s, err := l.Model.NewSession(engine.SessionOptions{NCtx: f.CtxSize, NBatch: f.BatchSize, TypeK: tk, TypeV: tv, Threads: f.Threads})
 	if err != nil {
 		l.Close()
 		return nil, nil, err

@@ -9,25 +9,23 @@ import (
 
 func invSqrt(n int) float32 { return float32(1 / math.Sqrt(float64(n))) }
 
-// forward evaluates a validated batch layer by layer: every token's keys and
-// values of a layer are stored before any token of that layer attends, so a
-// token sees the earlier tokens of its own batch through the cache.
+// forward evaluates a validated batch of T tokens layer by layer. Each
+// projection is one matrix product over all T tokens (activations quantized
+// once, then MatMul on the session's pool), so a prompt reads every weight
+// once per batch rather than once per token; a decode step is the same
+// path with T = 1. Every token's keys and values of a layer are stored
+// before any token of that layer attends, so a token sees the earlier
+// tokens of its own batch through the cache.
 func (s *session) forward(b *engine.Batch) {
 	hp := &s.m.hp
-	n := b.Len()
 	for i, tok := range b.Tokens {
 		s.m.tokEmbd.DequantizeRow(s.row(s.x, i, hp.nEmbd), int(tok))
 		kernels.RopeCache(s.row(s.rope, i, hp.rope.NRot), int(b.Pos[i]), &hp.rope)
 	}
 	for il := range s.m.layers {
 		l := &s.m.layers[il]
-		for i := range n {
-			s.attentionInput(l, il, b, i)
-		}
-		for i := range n {
-			s.attentionOutput(l, il, b, i)
-			s.feedForward(l, s.row(s.x, i, hp.nEmbd))
-		}
+		s.attention(l, il, b)
+		s.feedForward(l, b.Len())
 		s.capture(il, b)
 	}
 	s.outputHead(b)
@@ -36,30 +34,62 @@ func (s *session) forward(b *engine.Batch) {
 // row returns the i-th row of width w of a batch buffer.
 func (s *session) row(buf []float32, i, w int) []float32 { return buf[i*w : (i+1)*w] }
 
-// norm writes RMSNorm(x)·weight into s.xn and returns it.
-func (s *session) norm(x, weight []float32) []float32 {
-	xn := s.xn[:len(x)]
-	kernels.RMSNorm(xn, x, s.m.hp.eps)
-	kernels.Mul(xn, xn, weight)
-	return xn
+// normRows writes RMSNorm(x_i)·weight into row i of s.xn for the first n
+// rows of x.
+func (s *session) normRows(x, weight []float32, n int) {
+	e := s.m.hp.nEmbd
+	for i := range n {
+		xn := s.row(s.xn, i, e)
+		kernels.RMSNorm(xn, s.row(x, i, e), s.m.hp.eps)
+		kernels.Mul(xn, xn, weight)
+	}
 }
 
-// attentionInput projects token i to q, k, v, applies biases, q/k norms and
-// rotary, stores k and v in the cache and keeps q for attentionOutput.
-func (s *session) attentionInput(l *layer, il int, b *engine.Batch, i int) {
+// project computes dst row i = m·(src row i) for n rows of src (m.Cols
+// wide). quantize says whether s.act must be refilled from src; a caller
+// that just quantized the same rows for a matrix of the same vec-dot type
+// passes false.
+func (s *session) project(m *engine.Matrix, dst, src []float32, n int, quantize bool) {
+	if quantize {
+		m.QuantizeActs(s.pool, s.act, src, m.Cols, n)
+	}
+	m.MulMat(s.pool, dst, m.Rows, s.act, n)
+}
+
+// sameActs reports whether b can reuse the activations quantized for a.
+func sameActs(a, b *engine.Matrix) bool {
+	return a.Type.VecDotType() == b.Type.VecDotType() && a.Cols == b.Cols
+}
+
+// attention runs the attention block of layer il for the whole batch and
+// adds its output to the residual stream.
+func (s *session) attention(l *layer, il int, b *engine.Batch) {
 	hp := &s.m.hp
-	xn := s.norm(s.row(s.x, i, hp.nEmbd), l.attnNorm)
-	q := s.row(s.q, i, hp.nHead*hp.headDim)
-	l.wq.MulVec(q, xn, s.act)
-	l.wk.MulVec(s.k, xn, s.act)
-	l.wv.MulVec(s.v, xn, s.act)
-	addBias(q, l.bq)
-	addBias(s.k, l.bk)
-	addBias(s.v, l.bv)
-	rope := s.row(s.rope, i, hp.rope.NRot)
-	s.prepareHeads(q, l.qNorm, rope)
-	s.prepareHeads(s.k, l.kNorm, rope)
-	s.cache.Store(il, int(b.Seq[i]), int(b.Pos[i]), s.k, s.v)
+	n := b.Len()
+	s.normRows(s.x, l.attnNorm, n)
+	s.project(l.wq, s.q, s.xn, n, true)
+	s.project(l.wk, s.k, s.xn, n, !sameActs(l.wq, l.wk))
+	s.project(l.wv, s.v, s.xn, n, !sameActs(l.wk, l.wv))
+	qDim, kvDim := hp.nHead*hp.headDim, hp.nHeadKV*hp.headDim
+	for i := range n {
+		q, k, v := s.row(s.q, i, qDim), s.row(s.k, i, kvDim), s.row(s.v, i, kvDim)
+		addBias(q, l.bq)
+		addBias(k, l.bk)
+		addBias(v, l.bv)
+		rope := s.row(s.rope, i, hp.rope.NRot)
+		s.prepareHeads(q, l.qNorm, rope)
+		s.prepareHeads(k, l.kNorm, rope)
+		s.cache.Store(il, int(b.Seq[i]), int(b.Pos[i]), k, v)
+	}
+	engine.AttendBatch(s.pool, s.attnOut, s.q, b.Seq, b.Pos, s.cache, il, s.shape, s.attn)
+	s.project(l.wo, s.proj, s.attnOut, n, true)
+	s.addResidual(n)
+}
+
+// addResidual adds the first n rows of s.proj to the residual stream.
+func (s *session) addResidual(n int) {
+	x, p := s.x[:n*s.m.hp.nEmbd], s.proj[:n*s.m.hp.nEmbd]
+	kernels.Add(x, x, p)
 }
 
 // prepareHeads applies the optional per-head RMSNorm and the rotation to
@@ -82,25 +112,16 @@ func addBias(x, bias []float32) {
 	}
 }
 
-// attentionOutput attends token i over its sequence, projects the result
-// and adds it to the residual stream.
-func (s *session) attentionOutput(l *layer, il int, b *engine.Batch, i int) {
-	hp := &s.m.hp
-	q := s.row(s.q, i, hp.nHead*hp.headDim)
-	engine.Attend(s.attnOut, q, s.cache, il, int(b.Seq[i]), int(b.Pos[i])+1, s.shape, s.attn)
-	l.wo.MulVec(s.proj, s.attnOut, s.act)
-	x := s.row(s.x, i, hp.nEmbd)
-	kernels.Add(x, x, s.proj)
-}
-
-// feedForward adds down(silu(gate·xn) * up·xn) to the residual x.
-func (s *session) feedForward(l *layer, x []float32) {
-	xn := s.norm(x, l.ffnNorm)
-	l.gate.MulVec(s.gate, xn, s.act)
-	l.up.MulVec(s.up, xn, s.act)
-	kernels.SwiGLU(s.gate, s.gate, s.up)
-	l.down.MulVec(s.proj, s.gate, s.act)
-	kernels.Add(x, x, s.proj)
+// feedForward adds down(silu(gate·xn) * up·xn) to the residual stream of
+// the first n tokens.
+func (s *session) feedForward(l *layer, n int) {
+	s.normRows(s.x, l.ffnNorm, n)
+	s.project(l.gate, s.gate, s.xn, n, true)
+	s.project(l.up, s.up, s.xn, n, !sameActs(l.gate, l.up))
+	g, u := s.gate[:n*s.m.hp.nFF], s.up[:n*s.m.hp.nFF]
+	kernels.SwiGLU(g, g, u)
+	s.project(l.down, s.proj, s.gate, n, true)
+	s.addResidual(n)
 }
 
 // capture copies the residual stream of the output tokens after layer il
@@ -126,24 +147,29 @@ func (s *session) copyOutputs(key int, buf []float32) {
 	s.hidden[key] = h
 }
 
-// outputHead normalises the output tokens and computes their logits.
+// outputHead normalises the output tokens into rows 0..k of s.xn and
+// computes their logits with one matrix product over only those rows.
 func (s *session) outputHead(b *engine.Batch) {
 	hp := &s.m.hp
-	s.logits = grow(s.logits, len(s.outIdx)*hp.nVocab)
+	nOut := len(s.outIdx)
+	s.logits = grow(s.logits, nOut*hp.nVocab)
 	wantFinal := false
 	for _, l := range s.opts.CaptureLayers {
 		wantFinal = wantFinal || l == -1
 	}
 	for k, i := range s.outIdx {
-		x := s.row(s.x, i, hp.nEmbd)
-		xn := s.norm(x, s.m.outputNorm)
+		x, xn := s.row(s.x, i, hp.nEmbd), s.row(s.xn, k, hp.nEmbd)
+		kernels.RMSNorm(xn, x, hp.eps)
+		kernels.Mul(xn, xn, s.m.outputNorm)
 		if wantFinal {
 			copy(x, xn) // the residual row is no longer needed
 		}
-		s.m.output.MulVec(s.row(s.logits, k, hp.nVocab), xn, s.act)
 	}
 	if wantFinal {
 		s.copyOutputs(-1, s.x)
+	}
+	if nOut > 0 {
+		s.project(s.m.output, s.logits, s.xn, nOut, true)
 	}
 }
 

@@ -4,29 +4,32 @@ import (
 	"fmt"
 
 	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/kernels"
 	"github.com/waggle-llm/waggle/kvcache"
 )
 
-// session is one KV cache plus the scratch buffers of a forward pass. All
-// buffers are sized at creation (logits grow to the largest output count
-// seen), so a warm decode step allocates nothing.
+// session is one KV cache plus the scratch buffers of a forward pass over
+// up to NBatch tokens. All buffers are sized at creation (logits grow to the
+// largest output count seen), so a warm decode step allocates nothing.
 type session struct {
 	m     *Model
 	opts  engine.SessionOptions
+	pool  *kernels.Pool // shared with every session of the same thread count
 	cache *kvcache.Cache
 	attn  *engine.AttentionScratch
 	shape engine.AttentionShape
 
+	// Batch buffers, row i belonging to batch token i.
 	x       []float32 // NBatch × nEmbd residual stream
 	q       []float32 // NBatch × nHead·headDim rotated queries
 	rope    []float32 // NBatch × nRot cos/sin pairs
-	xn      []float32 // nEmbd normalised input of a projection
-	k, v    []float32 // nHeadKV·headDim one token's key and value
-	attnOut []float32 // nHead·headDim
-	proj    []float32 // nEmbd projection output
-	gate    []float32 // nFF
-	up      []float32 // nFF
-	act     []byte    // activations in a weight's vec-dot format
+	xn      []float32 // NBatch × nEmbd normalised input of a projection
+	k, v    []float32 // NBatch × nHeadKV·headDim keys and values
+	attnOut []float32 // NBatch × nHead·headDim
+	proj    []float32 // NBatch × nEmbd projection output
+	gate    []float32 // NBatch × nFF
+	up      []float32 // NBatch × nFF
+	act     []byte    // NBatch rows of activations in a weight's vec-dot format
 
 	nextPos []int     // per sequence: expected position of the next token
 	outIdx  []int     // batch indices with Output set
@@ -49,6 +52,9 @@ func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
 	if o.NBatch <= 0 {
 		o.NBatch = 512
 	}
+	if o.Threads < 0 || o.Threads > kernels.MaxThreads {
+		return nil, fmt.Errorf("threads %d out of range [0, %d]", o.Threads, kernels.MaxThreads)
+	}
 	o.NBatch = min(o.NBatch, o.NCtx*o.NSeq)
 	for _, l := range o.CaptureLayers {
 		if l < -1 || l >= hp.nLayer {
@@ -60,22 +66,24 @@ func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	qDim := hp.nHead * hp.headDim
+	qDim, nb := hp.nHead*hp.headDim, o.NBatch
+	pool := kernels.SharedPool(o.Threads)
+	o.Threads = pool.Threads()
 	s := &session{
-		m: m, opts: o, cache: cache,
-		attn:    engine.NewAttentionScratch(o.NCtx, hp.headDim, o.TypeK, o.TypeV),
+		m: m, opts: o, cache: cache, pool: pool,
+		attn:    engine.NewAttentionScratch(o.NCtx, hp.headDim, o.TypeK, o.TypeV, pool.Threads()),
 		shape:   engine.AttentionShape{NHead: hp.nHead, NHeadKV: hp.nHeadKV, HeadDim: hp.headDim, Scale: invSqrt(hp.headDim)},
-		x:       make([]float32, o.NBatch*hp.nEmbd),
-		q:       make([]float32, o.NBatch*qDim),
-		rope:    make([]float32, o.NBatch*hp.rope.NRot),
-		xn:      make([]float32, max(hp.nEmbd, qDim, hp.nFF)),
-		k:       make([]float32, kvDim),
-		v:       make([]float32, kvDim),
-		attnOut: make([]float32, qDim),
-		proj:    make([]float32, hp.nEmbd),
-		gate:    make([]float32, hp.nFF),
-		up:      make([]float32, hp.nFF),
-		act:     make([]byte, m.maxActivationBytes()),
+		x:       make([]float32, nb*hp.nEmbd),
+		q:       make([]float32, nb*qDim),
+		rope:    make([]float32, nb*hp.rope.NRot),
+		xn:      make([]float32, nb*hp.nEmbd),
+		k:       make([]float32, nb*kvDim),
+		v:       make([]float32, nb*kvDim),
+		attnOut: make([]float32, nb*qDim),
+		proj:    make([]float32, nb*hp.nEmbd),
+		gate:    make([]float32, nb*hp.nFF),
+		up:      make([]float32, nb*hp.nFF),
+		act:     make([]byte, nb*m.maxActivationBytes()),
 		nextPos: make([]int, o.NSeq),
 		outIdx:  make([]int, 0, o.NBatch),
 		hidden:  map[int][]float32{},

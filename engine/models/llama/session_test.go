@@ -7,6 +7,7 @@ import (
 
 	"github.com/waggle-llm/waggle/engine"
 	"github.com/waggle-llm/waggle/internal/demomodel"
+	"github.com/waggle-llm/waggle/kernels"
 	"github.com/waggle-llm/waggle/kvcache"
 )
 
@@ -199,5 +200,88 @@ func TestWarmDecodeAllocatesNothing(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Fatalf("warm decode allocates %.1f times per token", allocs)
+	}
+}
+
+// TestThreadCountDoesNotChangeLogits: the demo prompt as one batch and then
+// token by token gives the same logits on 1 and 3 threads, with every
+// matrix product, quantization and attention forced onto the pool (the
+// demo network is too small to leave the caller's thread otherwise).
+func TestThreadCountDoesNotChangeLogits(t *testing.T) {
+	defer kernels.ForceParallel()()
+	l := demo(t)
+	run := func(threads int) [][]float32 {
+		s := demoSession(t, l, engine.SessionOptions{Threads: threads})
+		if got := s.Options().Threads; got != threads {
+			t.Fatalf("Options().Threads = %d, want %d", got, threads)
+		}
+		decodeAll(t, s, 0, prompt[:6], 0)
+		var out [][]float32
+		for i := range 6 {
+			out = append(out, copyRow(s.Logits(i)))
+		}
+		for i, tok := range prompt[6:] {
+			decodeAll(t, s, 0, []int32{tok}, 6+i)
+			out = append(out, copyRow(s.Logits(0)))
+		}
+		return out
+	}
+	one, three := run(1), run(3)
+	for i := range one {
+		if d := maxDiff(one[i], three[i]); d > 1e-5 {
+			t.Fatalf("position %d: 1 and 3 threads differ by %g", i, d)
+		}
+	}
+}
+
+// TestWarmDecodeAllocatesNothingThreaded is the no-allocation guard with
+// the work dispatched to a pool of 2.
+func TestWarmDecodeAllocatesNothingThreaded(t *testing.T) {
+	defer kernels.ForceParallel()()
+	l := demo(t)
+	s := demoSession(t, l, engine.SessionOptions{NCtx: 512, Threads: 2})
+	decodeAll(t, s, 0, prompt, 0)
+	var b engine.Batch
+	b.Add(7, int32(s.SeqLen(0)), 0, true)
+	allocs := testing.AllocsPerRun(50, func() {
+		b.Pos[0] = int32(s.SeqLen(0))
+		if err := s.Decode(&b); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("warm threaded decode allocates %.1f times per token", allocs)
+	}
+}
+
+// TestOutputSubsetMatchesAllOutputs: asking for logits of only some tokens
+// (the output head multiplies only those rows) gives the same logits as
+// asking for all of them.
+func TestOutputSubsetMatchesAllOutputs(t *testing.T) {
+	l := demo(t)
+	o := engine.SessionOptions{TypeK: kvcache.F32, TypeV: kvcache.F32}
+	all := demoSession(t, l, o)
+	decodeAll(t, all, 0, prompt, 0)
+	some := demoSession(t, l, o)
+	var b engine.Batch
+	for i, tok := range prompt {
+		b.Add(tok, int32(i), 0, i%3 == 1)
+	}
+	if err := some.Decode(&b); err != nil {
+		t.Fatal(err)
+	}
+	if some.NumOutputs() != 3 {
+		t.Fatalf("NumOutputs = %d, want 3", some.NumOutputs())
+	}
+	for k, i := range []int{1, 4, 7} {
+		if d := maxDiff(some.Logits(k), all.Logits(i)); d != 0 {
+			t.Fatalf("output %d (token %d) differs by %g", k, i, d)
+		}
+	}
+}
+
+func TestNegativeThreadsRefused(t *testing.T) {
+	if _, err := demo(t).Model.NewSession(engine.SessionOptions{Threads: -1}); err == nil {
+		t.Fatal("Threads: -1 accepted")
 	}
 }
