@@ -7,10 +7,15 @@ package tokenizer
 type spmModel struct {
 	byteTok [256]int32 // token for each byte: <0xNN>, else the one-byte text, else -1
 	unk     int32
+	// joins holds every pair of adjacent characters that occurs inside some
+	// vocabulary token. Between two characters whose pair is not in joins no
+	// merge can ever happen, so the text is cut there and each piece is
+	// merged on its own (see encode).
+	joins map[uint64]struct{}
 }
 
 func newSPM(textToID map[string]int32, unk int32) *spmModel {
-	m := &spmModel{unk: unk}
+	m := &spmModel{unk: unk, joins: spmJoins(textToID)}
 	const hex = "0123456789ABCDEF"
 	for b := 0; b < 256; b++ {
 		m.byteTok[b] = -1
@@ -39,8 +44,62 @@ func spmLess(a, b *spmBigram) bool {
 	return a.score > b.score || a.score == b.score && a.left < b.left
 }
 
+// spmJoins collects the adjacent character pairs of every token text, with
+// characters cut by the same lead-byte rule encode uses.
+func spmJoins(textToID map[string]int32) map[uint64]struct{} {
+	joins := map[uint64]struct{}{}
+	for tok := range textToID {
+		prev := uint64(0)
+		for off := 0; off < len(tok); {
+			n := min(utf8SeqLen(tok[off]), len(tok)-off)
+			cur := charKey(tok[off : off+n])
+			if off > 0 {
+				joins[prev<<32|cur] = struct{}{}
+			}
+			prev, off = cur, off+n
+		}
+	}
+	return joins
+}
+
+// charKey packs the (at most four) bytes of one character into 32 bits.
+// Characters of different lengths cannot collide: a character longer than
+// one byte starts with a lead byte >= 0xC0, which no shorter one has in
+// that position. (A collision would only suppress a cut, never add one.)
+func charKey[T ~string | ~[]byte](c T) uint64 {
+	var k uint64
+	for i := 0; i < len(c); i++ {
+		k = k<<8 | uint64(c[i])
+	}
+	return k
+}
+
 // encode tokenizes text (already space-escaped) and appends to out.
+//
+// llama.cpp merges bigrams over the whole text in one priority order (best
+// score, then leftmost). A merge only ever joins characters whose pair
+// occurs inside a token, so at a pair that occurs in no token the text falls
+// apart into pieces whose merges never interact; merging each piece alone,
+// in the same order restricted to it, gives exactly llama.cpp's result while
+// keeping every heap small enough to stay in cache.
 func (m *spmModel) encode(t *Tokenizer, s *session, text []byte, out []int32) []int32 {
+	start, prev := 0, uint64(0)
+	for off := 0; off < len(text); {
+		n := min(utf8SeqLen(text[off]), len(text)-off)
+		cur := charKey(text[off : off+n])
+		if off > start {
+			if _, joined := m.joins[prev<<32|cur]; !joined {
+				out = m.encodePiece(t, s, text[start:off], out)
+				start = off
+			}
+		}
+		prev, off = cur, off+n
+	}
+	return m.encodePiece(t, s, text[start:], out)
+}
+
+// encodePiece runs llama.cpp's greedy bigram merging on one piece of text.
+func (m *spmModel) encodePiece(t *Tokenizer, s *session, text []byte, out []int32) []int32 {
 	if len(text) == 0 {
 		return out
 	}
