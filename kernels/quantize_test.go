@@ -197,7 +197,7 @@ func TestQuantizeRoundTrip(t *testing.T) {
 }
 
 func TestQuantizePanics(t *testing.T) {
-	mustPanic(t, "weight type without quantizer", func() { QuantizeRow(Q4_K, make([]byte, 144), make([]float32, 256)) })
+	mustPanic(t, "type without quantizer", func() { QuantizeRow(DType(16), make([]byte, 66), make([]float32, 256)) }) // IQ2_XXS
 	mustPanic(t, "short dst", func() { QuantizeRow(Q8_0, make([]byte, 33), make([]float32, 32)) })
 	mustPanic(t, "not a block multiple", func() { QuantizeRow(Q8_0, make([]byte, 68), make([]float32, 40)) })
 }

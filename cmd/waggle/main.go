@@ -18,6 +18,8 @@ type cli struct {
 	Logits   logitsCmd   `cmd:"" help:"Evaluate tokens as one batch and print the top logits of every position."`
 	Inspect  inspectCmd  `cmd:"" help:"Print a GGUF file's metadata and tensor table."`
 	Tokenize tokenizeCmd `cmd:"" help:"Tokenize text with a model's vocabulary (like llama-tokenize)."`
+	Quantize quantizeCmd `cmd:"" help:"Quantize a GGUF model like llama-quantize (no imatrix): Q4_0 … Q8_0, Q2_K … Q6_K, Q4_K_M, F16."`
+	Bench    benchCmd    `cmd:"" help:"Measure prompt processing and generation speed (llama-bench's rows)."`
 	Version  versionCmd  `cmd:"" help:"Print the version."`
 }
 

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/waggle-llm/waggle/gguf"
+	"github.com/waggle-llm/waggle/internal/testenv"
+)
+
+// TestTinyMatchesLlamaQuantizeLayout generates the tiny shape (the layout
+// of synth-llama3-tiny-q4_k_m.gguf: Llama-3 vocabulary, tied output, GQA
+// 4:1) as Q4_K_M and requires llama-quantize's tensor order, types and
+// shapes, and a tokenizer identical to the reference file's.
+func TestTinyMatchesLlamaQuantizeLayout(t *testing.T) {
+	ref, err := gguf.Open(testenv.Model(t, "synth-llama3-tiny-q4_k_m.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	out := filepath.Join(t.TempDir(), "tiny.gguf")
+	if err := run("tiny", "Q4_K_M", out, testenv.TestdataDir(t), 7, 2); err != nil {
+		t.Fatal(err)
+	}
+	got, err := gguf.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.Close()
+	if len(got.Tensors) != len(ref.Tensors) {
+		t.Fatalf("%d tensors, want %d", len(got.Tensors), len(ref.Tensors))
+	}
+	for i := range ref.Tensors {
+		g, w := &got.Tensors[i], &ref.Tensors[i]
+		if g.Name != w.Name || g.Type != w.Type || len(g.Dims) != len(w.Dims) || g.Dims[0] != w.Dims[0] {
+			t.Errorf("tensor %d: %s %v %v, want %s %v %v", i, g.Name, g.Type, g.Dims, w.Name, w.Type, w.Dims)
+		}
+	}
+	for _, key := range []string{"tokenizer.ggml.model", "tokenizer.ggml.pre", "tokenizer.ggml.tokens", "tokenizer.ggml.merges"} {
+		gv, ok1 := got.Get(key)
+		wv, ok2 := ref.Get(key)
+		if !ok1 || !ok2 || gv.Len() != wv.Len() || gv.Summary(8) != wv.Summary(8) {
+			t.Errorf("%s: got %v, want %v", key, gv.Summary(8), wv.Summary(8))
+		}
+	}
+	if ft, _ := got.Uint("general.file_type"); ft != 15 {
+		t.Errorf("general.file_type = %d, want 15 (Q4_K_M)", ft)
+	}
+}
+
+// TestDeterministic checks that the seed alone fixes the bytes: two runs
+// with different thread counts give the same file, another seed does not.
+func TestDeterministic(t *testing.T) {
+	td := testenv.TestdataDir(t)
+	testenv.Require(t, filepath.Join(td, "tokenizer", "ggml-vocab-llama-bpe.gguf"))
+	dir := t.TempDir()
+	files := []string{filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "c")}
+	for i, cfg := range []struct {
+		seed    uint64
+		threads int
+	}{{1, 1}, {1, 2}, {2, 2}} {
+		if err := run("tiny", "q4_0", files[i], td, cfg.seed, cfg.threads); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, _ := os.ReadFile(files[0])
+	b, _ := os.ReadFile(files[1])
+	c, _ := os.ReadFile(files[2])
+	if string(a) != string(b) {
+		t.Error("same seed, different threads: files differ")
+	}
+	if string(a) == string(c) {
+		t.Error("different seeds: files are identical")
+	}
+}
