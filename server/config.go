@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/spec"
 )
 
 // Config is everything a Server needs. Zero values take llama-server's
@@ -33,6 +34,12 @@ type Config struct {
 	NPredict   int                   // default max tokens (-1: until the context is full)
 	CacheReuse int                   // --cache-reuse (prefix reuse is always on with cache_prompt)
 	Sampling   SamplingParams        // defaults for requests (DefaultSampling if zero)
+
+	// Speculator, when set, builds the speculative decoder over the
+	// server's session (NSeq = Parallel); cmd/waggle wires --spec-type and
+	// friends through it. A nil Speculator (or Chain) means no speculation.
+	// closeFn runs at Shutdown.
+	Speculator func(sess engine.Session) (sp *spec.Speculator, closeFn func() error, err error)
 
 	APIKey       string
 	Timeout      time.Duration // per request (default 600 s)

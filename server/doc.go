@@ -10,6 +10,13 @@
 // slot plus a chunk of pending prompts, in one engine.Batch. Requests wait
 // for a slot in a bounded queue; a full queue answers 503 with Retry-After.
 //
+// With Config.Speculator set (waggle serve --spec-type …), one
+// spec.Speculator runs over the same session: each slot keeps one
+// long-lived spec.Slot, newly assigned speculative slots are prefilled
+// through Speculator.Start, and after the plain batch each step runs one
+// Speculator.Step that drafts for every speculative slot and verifies all
+// drafts in one batch (speculative.go).
+//
 // The server reaches the tokenizer and the sampler through small interfaces
 // (Tokenizer, Sampler) because its import rules allow only engine,
 // engine/chat, spec and fasthttp; cmd/waggle wires the concrete ones.

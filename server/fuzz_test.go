@@ -13,6 +13,8 @@ func FuzzRequestDecoder(f *testing.F) {
 		`{"prompt":[1,2,3],"logprobs":5,"seed":-1,"temperature":0.5}`,
 		`{"prompt":"x","stop":"y","stream":true,"stream_options":{"include_usage":true}}`,
 		`{"messages":[{"role":"user","content":[{"type":"text","text":"a"}]}]}`,
+		`{"prompt":"x","speculative.n_max":4,"speculative.n_min":1,"speculative.type":"ngram-simple,none"}`,
+		`{"speculative.type":["a",""],"speculative.n_max":-3}`,
 		strings.Repeat("[", 70), `{"seed":1e400}`, `{"n":-1}`, "\x00", `{"stop":[1]}`,
 	} {
 		f.Add([]byte(s))
@@ -32,6 +34,7 @@ func FuzzRequestDecoder(f *testing.F) {
 		r.logprobs(true)
 		r.logprobs(false)
 		r.unsupported()
+		specTypes(r.Type)
 		for i, m := range r.Messages {
 			normaliseMessage(m, i)
 		}

@@ -59,6 +59,10 @@ func (s *Server) newJob(r *rawRequest, prompts [][]int32, prefix string, chatMod
 	if e != nil {
 		return nil, e
 	}
+	specOpts, e := s.specOptions(&r.specRequest)
+	if e != nil {
+		return nil, e
+	}
 	if len(prompts)*n > maxChoices {
 		return nil, badRequest("n", "prompts × n must be at most %d", maxChoices)
 	}
@@ -73,6 +77,13 @@ func (s *Server) newJob(r *rawRequest, prompts [][]int32, prefix string, chatMod
 			t, err := s.newTask(r, p, smp, nPredict, c)
 			if err != nil {
 				return nil, err
+			}
+			t.specOpts = specOpts
+			t.specOn = s.wantsSpec(specOpts, want, t.smp)
+			if !t.specOn {
+				for _, tok := range p {
+					t.smp.Accept(tok) // the penalty history (the Speculator does this itself)
+				}
 			}
 			t.index, t.stops, t.logprobs, t.nProbs = len(j.tasks), stops, want, nProbs
 			t.out, t.deadline = j.box, j.deadline
@@ -111,9 +122,6 @@ func (s *Server) newTask(r *rawRequest, p []int32, smp SamplingParams, nPredict,
 	sampler, err := s.cfg.NewSampler(smp, s.cfg.Tokenizer.NVocab())
 	if err != nil {
 		return nil, badRequest("", "%v", err)
-	}
-	for _, tok := range p {
-		sampler.Accept(tok)
 	}
 	t := &task{prompt: p, sampling: smp, nPredict: nPredict, smp: sampler, thinkBudget: s.cfg.ReasoningBudget}
 	t.cachePrompt = r.CachePrompt == nil || *r.CachePrompt

@@ -5,6 +5,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/waggle-llm/waggle/spec"
 )
 
 // metrics are the counters behind GET /metrics, named as llama-server's
@@ -78,5 +80,34 @@ func (m *metrics) write(w io.Writer, queued, slots int) {
 	}
 	for _, r := range rows {
 		fmt.Fprintf(w, "# HELP llamacpp:%s %s\n# TYPE llamacpp:%s %s\nllamacpp:%s %g\n", r.name, r.help, r.name, r.typ, r.name, r.v)
+	}
+}
+
+// writeSpec prints the speculative counters, read live from the chain's
+// atomic statistics: llama.cpp forks' llamacpp:n_drafted_total and
+// llamacpp:n_drafted_accepted_total, then per strategy (waggle:*).
+func writeSpec(w io.Writer, stats []*spec.Stats) {
+	var gen, acc int64
+	snaps := make([]spec.Snapshot, len(stats))
+	for i, st := range stats {
+		snaps[i] = st.Snapshot()
+		gen += snaps[i].GenTokens
+		acc += snaps[i].AccTokens
+	}
+	fmt.Fprintf(w, "# HELP llamacpp:n_drafted_total Draft tokens proposed by speculative decoding.\n# TYPE llamacpp:n_drafted_total counter\nllamacpp:n_drafted_total %d\n", gen)
+	fmt.Fprintf(w, "# HELP llamacpp:n_drafted_accepted_total Draft tokens accepted by the target.\n# TYPE llamacpp:n_drafted_accepted_total counter\nllamacpp:n_drafted_accepted_total %d\n", acc)
+	for _, m := range []struct {
+		name, help string
+		v          func(spec.Snapshot) int64
+	}{
+		{"spec_drafts_total", "Non-empty drafts produced, per strategy.", func(x spec.Snapshot) int64 { return x.GenDrafts }},
+		{"spec_drafts_accepted_total", "Drafts with at least one accepted token, per strategy.", func(x spec.Snapshot) int64 { return x.AccDrafts }},
+		{"spec_draft_tokens_total", "Draft tokens produced, per strategy.", func(x spec.Snapshot) int64 { return x.GenTokens }},
+		{"spec_draft_tokens_accepted_total", "Draft tokens accepted, per strategy.", func(x spec.Snapshot) int64 { return x.AccTokens }},
+	} {
+		fmt.Fprintf(w, "# HELP waggle:%s %s\n# TYPE waggle:%s counter\n", m.name, m.help, m.name)
+		for _, x := range snaps {
+			fmt.Fprintf(w, "waggle:%s{type=%q} %d\n", m.name, x.Name, m.v(x))
+		}
 	}
 }

@@ -108,13 +108,16 @@ func (s *Server) handleHealth(ctx *fasthttp.RequestCtx) {
 func (s *Server) handleMetrics(ctx *fasthttp.RequestCtx) {
 	ctx.SetContentType("text/plain; version=0.0.4")
 	s.metrics.write(ctx, len(s.sched.queue), len(s.sched.slots))
+	if s.speculates() {
+		writeSpec(ctx, s.sched.sp.Chain.Stats())
+	}
 }
 
 func (s *Server) handleProps(ctx *fasthttp.RequestCtx) {
 	p := s.cfg.Sampling
 	s.writeJSON(ctx, map[string]any{
 		"default_generation_settings": map[string]any{
-			"id": 0, "n_ctx": s.NCtx(), "speculative": false, "is_processing": false,
+			"id": 0, "n_ctx": s.NCtx(), "speculative": s.speculates(), "is_processing": false,
 			"params": map[string]any{"n_predict": s.cfg.NPredict, "temperature": p.Temp, "top_k": p.TopK,
 				"top_p": p.TopP, "min_p": p.MinP, "typical_p": p.TypicalP, "repeat_penalty": p.RepeatPenalty,
 				"repeat_last_n": p.RepeatLastN, "presence_penalty": p.PresencePenalty,
@@ -131,7 +134,7 @@ func (s *Server) handleProps(ctx *fasthttp.RequestCtx) {
 func (s *Server) handleSlots(ctx *fasthttp.RequestCtx) {
 	out := make([]map[string]any, len(s.sched.slots))
 	for i := range s.sched.slots {
-		out[i] = map[string]any{"id": i, "n_ctx": s.NCtx(), "speculative": false}
+		out[i] = map[string]any{"id": i, "n_ctx": s.NCtx(), "speculative": s.speculates()}
 	}
 	busy := s.sched.snapshot()
 	for i, b := range busy {

@@ -53,6 +53,7 @@ type rawRequest struct {
 	Echo                bool             `json:"echo"`
 	BestOf              *int             `json:"best_of"`
 	Suffix              *json.RawMessage `json:"suffix"`
+	specRequest
 }
 
 type streamOptions struct {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/spec"
 )
 
 // testHookStep, set by tests before New, runs before every decode step.
@@ -30,6 +31,10 @@ type scheduler struct {
 	stopCh  chan struct{}
 	done    chan struct{}
 	metrics *metrics
+	// sp runs the speculative slots (nil: the server does not speculate).
+	sp        *spec.Speculator
+	specSlots []*spec.Slot
+	specEmit  func(*spec.Slot, int32) bool
 	// busyView is the slots' state for /slots, replaced after each step.
 	busyView atomic.Pointer[[]bool]
 }
@@ -41,6 +46,7 @@ func newScheduler(cfg *Config, sess engine.Session, m *metrics) *scheduler {
 		queue: make(chan *task, cfg.MaxQueue), stopCh: make(chan struct{}), done: make(chan struct{}),
 		metrics: m,
 	}
+	s.specEmit = s.specEmitFn
 	for i := range cfg.Parallel {
 		s.slots = append(s.slots, &slot{id: i})
 	}
@@ -220,7 +226,19 @@ func (s *scheduler) safeStep() {
 			}
 		}
 	}()
+	s.cycle()
+}
+
+// cycle starts newly assigned speculative slots, decodes the plain slots in
+// one batch, then runs one speculative cycle for the speculative ones.
+func (s *scheduler) cycle() {
+	if s.sp != nil {
+		s.startSpec()
+	}
 	s.decodeStep()
+	if s.sp != nil {
+		s.specStep()
+	}
 }
 
 // decodeStep builds one batch, one token for every generating slot first
@@ -230,7 +248,7 @@ func (s *scheduler) decodeStep() {
 	s.batch.Reset()
 	s.outs = s.outs[:0]
 	for _, sl := range s.slots {
-		if sl.t != nil && sl.generating {
+		if sl.t != nil && sl.generating && !sl.specOn {
 			s.batch.Add(sl.last, int32(len(sl.cached)), int32(sl.id), true)
 			sl.cached = append(sl.cached, sl.last)
 			s.outs = append(s.outs, sl)
@@ -241,7 +259,7 @@ func (s *scheduler) decodeStep() {
 		if budget <= 0 {
 			break
 		}
-		if sl.t == nil || sl.generating {
+		if sl.t == nil || sl.generating || sl.specOn {
 			continue
 		}
 		n := min(budget, len(sl.pending))

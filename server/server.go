@@ -29,6 +29,24 @@ type Server struct {
 	started  time.Time
 	stopping atomic.Bool
 	routeMap atomic.Pointer[map[string]map[string]route]
+	// specClose releases what the speculative strategies hold.
+	specClose func() error
+}
+
+// attachSpeculator builds the configured Speculator over the session.
+func (s *Server) attachSpeculator() error {
+	if s.cfg.Speculator == nil {
+		return nil
+	}
+	sp, closeFn, err := s.cfg.Speculator(s.sess)
+	if err != nil {
+		return fmt.Errorf("server: speculative decoding: %w", err)
+	}
+	s.specClose = closeFn
+	if sp != nil && sp.Chain.Len() > 0 {
+		s.sched.sp = sp
+	}
+	return nil
 }
 
 // New creates the session (Parallel sequences of CtxSize positions) and
@@ -49,6 +67,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, sess: sess, tmpl: tmpl, metrics: &metrics{}, started: time.Now()}
 	s.sched = newScheduler(&s.cfg, sess, s.metrics)
+	if err := s.attachSpeculator(); err != nil {
+		return nil, err
+	}
 	s.http = &fasthttp.Server{
 		Handler:            s.handle,
 		Name:               "waggle",
@@ -92,6 +113,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.stopping.Store(true)
 	err := s.http.ShutdownWithContext(ctx)
 	s.sched.stop()
+	if s.specClose != nil {
+		if e := s.specClose(); e != nil && err == nil {
+			err = e
+		}
+	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return nil
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -239,7 +240,8 @@ func TestQueueFull(t *testing.T) {
 		go func() { defer wg.Done(); ts.do(t, "POST", "/v1/completions", `{"prompt":"hi","max_tokens":2}`) }()
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for len(ts.sched.queue) == 0 || ts.sched.busy() == 0 {
+	busy := func() bool { return slices.Contains(ts.sched.snapshot(), true) } // published atomically
+	for len(ts.sched.queue) == 0 || !busy() {
 		if time.Now().After(deadline) {
 			t.Fatal("requests did not queue")
 		}

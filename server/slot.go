@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/waggle-llm/waggle/engine/chat"
+	"github.com/waggle-llm/waggle/spec"
 )
 
 // slot is one KV sequence and the task running in it.
@@ -30,6 +31,12 @@ type slot struct {
 	cachedN    int
 	t0, tGen   time.Time
 	promptMS   float64
+
+	// spec is the slot's speculative sequence, kept across requests so its
+	// depth controller keeps learning; specOn marks a task that runs
+	// through the Speculator.
+	spec   spec.Slot
+	specOn bool
 }
 
 func (sl *slot) start(t *task, keep int) {
@@ -43,19 +50,29 @@ func (sl *slot) start(t *task, keep int) {
 	sl.thinking = t.inThink
 	sl.cachedN = keep
 	sl.t0 = time.Now()
+	sl.specOn = t.specOn
 }
 
-// sampleSlot picks the slot's next token from its logits, reports the text
-// it completes and ends the task on an end-of-generation token, a stop
-// word, the token limit or a full context.
+// draftN and draftAccepted are the task's speculative counters (0 on the
+// plain path).
+func (sl *slot) draftN() int {
+	if !sl.specOn {
+		return 0
+	}
+	return sl.spec.DraftN
+}
+
+func (sl *slot) draftAccepted() int {
+	if !sl.specOn {
+		return 0
+	}
+	return sl.spec.DraftAccepted
+}
+
+// sampleSlot picks the slot's next token from its logits (or the next
+// forced one) and hands it to emitToken.
 func (s *scheduler) sampleSlot(sl *slot, logits []float32) {
 	t := sl.t
-	if !sl.generating {
-		sl.generating = true
-		sl.tGen = time.Now()
-		sl.promptMS = msBetween(sl.t0, sl.tGen)
-		s.metrics.prompt(len(t.prompt)-sl.cachedN, sl.promptMS)
-	}
 	var tok int32
 	if len(sl.forced) > 0 {
 		tok, sl.forced = sl.forced[0], sl.forced[1:]
@@ -63,36 +80,53 @@ func (s *scheduler) sampleSlot(sl *slot, logits []float32) {
 		tok = t.smp.Sample(logits)
 	}
 	t.smp.Accept(tok)
+	s.emitToken(sl, tok, logits)
+}
+
+// emitToken records tok (already accepted by the sampler) as the slot's
+// newest token, reports the text it completes and ends the task on an
+// end-of-generation token, a stop word, the token limit or a full context.
+// logits (nil on the speculative path) feed logprobs. It returns false
+// when the task ended.
+func (s *scheduler) emitToken(sl *slot, tok int32, logits []float32) bool {
+	t := sl.t
+	if !sl.generating {
+		sl.generating = true
+		sl.tGen = time.Now()
+		sl.promptMS = msBetween(sl.t0, sl.tGen)
+		s.metrics.prompt(len(t.prompt)-sl.cachedN, sl.promptMS)
+	}
 	sl.nGen++
 	sl.last = tok
 	sl.tokens = append(sl.tokens[:0], tok)
 	sl.probs = sl.probs[:0]
-	if t.logprobs {
+	if t.logprobs && logits != nil {
 		sl.probs = append(sl.probs, logprobsOf(s.tok, logits, tok, t.nProbs))
 	}
 	if s.tok.IsEOG(tok) {
 		s.finish(sl, "stop", "eos", "", len(sl.text))
-		return
+		return false
 	}
 	before := len(sl.text)
 	sl.text = append(sl.text, s.tok.Piece(tok, false)...)
 	if cut, word := findStop(sl.text, before, t.stops); cut >= 0 {
 		s.finish(sl, "stop", "word", word, cut)
-		return
+		return false
 	}
 	s.trackThinking(sl, tok)
 	if sl.nGen >= t.nPredict || len(sl.cached)+1 >= s.nCtx {
 		s.finish(sl, "length", "limit", "", len(sl.text))
-		return
+		return false
 	}
 	safe := len(sl.text) - max(chat.PartialSuffix(string(sl.text[sl.sent:]), t.stops), incompleteTail(sl.text))
 	if safe > sl.sent || len(sl.probs) > 0 {
-		ev := event{text: string(sl.text[sl.sent:max(safe, sl.sent)]), tokens: sl.tokens}
+		ev := event{text: string(sl.text[sl.sent:max(safe, sl.sent)])}
 		ev.probs = append([]tokenLogprobs(nil), sl.probs...)
 		ev.tokens = append([]int32(nil), sl.tokens...)
 		sl.sent = max(safe, sl.sent)
 		t.send(ev)
 	}
+	return true
 }
 
 // trackThinking counts tokens inside <think>…</think> and, past the
@@ -126,7 +160,7 @@ func (s *scheduler) finish(sl *slot, reason, stopType, word string, end int) {
 		probs: append([]tokenLogprobs(nil), sl.probs...),
 		done:  true, finish: reason, stopType: stopType, stopWord: word, slot: sl.id,
 		promptN: len(t.prompt) - sl.cachedN, cachedN: sl.cachedN, predictedN: sl.nGen,
-		promptMS: sl.promptMS, genMS: genMS,
+		promptMS: sl.promptMS, genMS: genMS, draftN: sl.draftN(), draftAccepted: sl.draftAccepted(),
 	})
 	s.release(sl)
 }

@@ -4,6 +4,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/waggle-llm/waggle/spec"
 )
 
 // task is one choice of one request: a prompt to continue in some slot.
@@ -22,6 +24,9 @@ type task struct {
 	inThink     bool // the prompt opened a <think> block
 	closeThink  []int32
 	smp         Sampler
+	// specOn: the task runs through the Speculator with specOpts.
+	specOn   bool
+	specOpts spec.RequestOptions
 
 	cancelled atomic.Bool
 	out       *mailbox // shared by the tasks of one request
@@ -57,6 +62,9 @@ type event struct {
 	predictedN int
 	promptMS   float64
 	genMS      float64
+	// draftN and draftAccepted are the speculative counters (timings'
+	// draft_n and draft_n_accepted).
+	draftN, draftAccepted int
 }
 
 // tokenLogprobs is the chosen token and the top alternatives.

@@ -19,6 +19,9 @@ type timingsJSON struct {
 	PredictedMS         float64 `json:"predicted_ms"`
 	PredictedPerTokenMS float64 `json:"predicted_per_token_ms"`
 	PredictedPerSecond  float64 `json:"predicted_per_second"`
+	// DraftN and DraftNAccepted appear when speculation drafted (llama.cpp).
+	DraftN         int `json:"draft_n,omitempty"`
+	DraftNAccepted int `json:"draft_n_accepted,omitempty"`
 }
 
 // totals sums the finished events of a job: prompt tokens count once per
@@ -36,6 +39,8 @@ func (j *job) totals(last []event) (usageJSON, timingsJSON) {
 		tm.PredictedN += e.predictedN
 		tm.PredictedMS = max(tm.PredictedMS, e.genMS)
 		tm.PromptMS = max(tm.PromptMS, e.promptMS)
+		tm.DraftN += e.draftN
+		tm.DraftNAccepted += e.draftAccepted
 		if perPrompt > 0 && i%perPrompt == 0 {
 			tm.PromptN += e.promptN
 			tm.CacheN += e.cachedN

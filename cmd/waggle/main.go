@@ -14,6 +14,7 @@ import (
 
 // cli is the command tree; each command is a struct with a Run method.
 type cli struct {
+	Serve    serveCmd    `cmd:"" help:"Serve an OpenAI-compatible HTTP API (like llama-server)."`
 	Run      runCmd      `cmd:"" help:"Generate text from a prompt."`
 	Logits   logitsCmd   `cmd:"" help:"Evaluate tokens as one batch and print the top logits of every position."`
 	Inspect  inspectCmd  `cmd:"" help:"Print a GGUF file's metadata and tensor table."`

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/engine/sample"
+	"github.com/waggle-llm/waggle/kvcache"
+	"github.com/waggle-llm/waggle/server"
+	"github.com/waggle-llm/waggle/spec"
+)
+
+// serveCmd is `waggle serve`: llama-server's flags and environment
+// variables (LLAMA_ARG_*, also WAGGLE_*).
+type serveCmd struct {
+	Model           string  `short:"m" help:"GGUF model file (default: the embedded demo network)." type:"path" env:"WAGGLE_MODEL,LLAMA_ARG_MODEL"`
+	Alias           string  `short:"a" help:"Model name reported by the API." env:"WAGGLE_ALIAS,LLAMA_ARG_ALIAS"`
+	Host            string  `help:"Address to listen on." default:"127.0.0.1" env:"WAGGLE_HOST,LLAMA_ARG_HOST"`
+	Port            int     `help:"Port to listen on (0: any free port)." default:"8080" env:"WAGGLE_PORT,LLAMA_ARG_PORT"`
+	Parallel        int     `name:"parallel" aliases:"np" help:"Slots: requests decoded together." default:"4" env:"WAGGLE_N_PARALLEL,LLAMA_ARG_N_PARALLEL"`
+	CtxSize         int     `short:"c" name:"ctx-size" help:"Context per slot (0: the model's, at most 4096)." default:"0" env:"WAGGLE_CTX_SIZE,LLAMA_ARG_CTX_SIZE"`
+	KVUnified       bool    `name:"kv-unified" aliases:"kvu" help:"Accepted for llama-server compatibility; each slot still has --ctx-size positions." env:"WAGGLE_KV_UNIFIED,LLAMA_ARG_KV_UNIFIED"`
+	BatchSize       int     `short:"b" name:"batch-size" help:"Tokens per scheduler step." default:"2048" env:"WAGGLE_BATCH,LLAMA_ARG_BATCH"`
+	UBatchSize      int     `name:"ubatch-size" aliases:"ub" help:"Tokens per forward pass." default:"512" env:"WAGGLE_UBATCH,LLAMA_ARG_UBATCH"`
+	Threads         int     `short:"t" help:"Worker threads (0: all cores)." default:"0" env:"WAGGLE_THREADS,LLAMA_ARG_THREADS"`
+	NPredict        int     `short:"n" name:"n-predict" help:"Default max tokens per request (-1: until the context is full)." default:"-1" env:"WAGGLE_N_PREDICT,LLAMA_ARG_N_PREDICT"`
+	CacheReuse      int     `name:"cache-reuse" help:"Accepted; the longest common prefix with a slot's previous prompt is always reused when cache_prompt is on." default:"0" env:"WAGGLE_CACHE_REUSE,LLAMA_ARG_CACHE_REUSE"`
+	CacheTypeK      string  `name:"cache-type-k" aliases:"ctk" help:"KV cache type for keys." default:"f16" env:"WAGGLE_CACHE_TYPE_K,LLAMA_ARG_CACHE_TYPE_K"`
+	CacheTypeV      string  `name:"cache-type-v" aliases:"ctv" help:"KV cache type for values." default:"f16" env:"WAGGLE_CACHE_TYPE_V,LLAMA_ARG_CACHE_TYPE_V"`
+	Timeout         int     `name:"timeout" aliases:"to" help:"Per-request time limit in seconds." default:"600" env:"WAGGLE_TIMEOUT,LLAMA_ARG_TIMEOUT"`
+	APIKey          string  `name:"api-key" help:"Require Authorization: Bearer <key>." env:"WAGGLE_API_KEY,LLAMA_API_KEY"`
+	MaxQueue        int     `name:"max-queue" help:"Requests waiting for a slot before 503." default:"64" env:"WAGGLE_MAX_QUEUE"`
+	ChatTemplate    string  `name:"chat-template" help:"Jinja template source or built-in name (chatml, llama2, llama3, qwen)." env:"WAGGLE_CHAT_TEMPLATE,LLAMA_ARG_CHAT_TEMPLATE"`
+	ChatTemplateKw  string  `name:"chat-template-kwargs" help:"JSON object of extra template variables." env:"WAGGLE_CHAT_TEMPLATE_KWARGS,LLAMA_CHAT_TEMPLATE_KWARGS"`
+	ReasoningFormat string  `name:"reasoning-format" help:"none, deepseek or auto." default:"auto" env:"WAGGLE_REASONING_FORMAT,LLAMA_ARG_THINK"`
+	ReasoningBudget int     `name:"reasoning-budget" help:"Thinking tokens: -1 unlimited, 0 off." default:"-1" env:"WAGGLE_REASONING_BUDGET,LLAMA_ARG_THINK_BUDGET"`
+	Metrics         bool    `name:"metrics" help:"Accepted; /metrics is always on." env:"WAGGLE_ENDPOINT_METRICS,LLAMA_ARG_ENDPOINT_METRICS"`
+	Temp            float32 `help:"Default temperature." default:"0.8"`
+	Seed            int64   `short:"s" help:"Default seed (-1: random)." default:"-1"`
+
+	specFlags
+}
+
+func (c *serveCmd) Run() error {
+	l, err := c.load()
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	cfg, err := c.config(l)
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(c.Host, strconv.Itoa(c.Port)))
+	if err != nil {
+		srv.Shutdown(context.Background())
+		return err
+	}
+	fmt.Fprintf(stderr, "waggle: %d slots × %d tokens of context%s; listening on http://%s\n", cfg.Parallel, srv.NCtx(), c.specNote(), ln.Addr())
+	return serveUntilSignal(srv, ln)
+}
+
+// serveUntilSignal serves until SIGINT/SIGTERM, then stops accepting, lets
+// running streams finish for up to 10 s, cancels the rest and returns nil.
+func serveUntilSignal(srv *server.Server, ln net.Listener) error {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case s := <-sig:
+		fmt.Fprintf(stderr, "waggle: %v: shutting down\n", s)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return srv.Shutdown(ctx)
+}
+
+// specNote names the speculative strategies for the ready line.
+func (c *serveCmd) specNote() string {
+	if c.SpecType == "" || c.SpecType == "none" {
+		if c.SpecDraftModel == "" {
+			return ""
+		}
+	}
+	return fmt.Sprintf(", speculative %s", c.SpecType)
+}
+
+func (c *serveCmd) load() (*engine.Loaded, error) {
+	if c.Model == "" {
+		fmt.Fprintln(stderr, "waggle: no -m given: serving the embedded DEMO network (random weights; gibberish output).")
+		return engine.LoadBytes(demoModel())
+	}
+	stop := progress(c.Model)
+	l, err := engine.LoadFile(c.Model)
+	stop()
+	return l, err
+}
+
+func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
+	cfg := server.ConfigFor(l)
+	tk, err := kvcache.ParseType(c.CacheTypeK)
+	if err != nil {
+		return cfg, fmt.Errorf("--cache-type-k: %w", err)
+	}
+	tv, err := kvcache.ParseType(c.CacheTypeV)
+	if err != nil {
+		return cfg, fmt.Errorf("--cache-type-v: %w", err)
+	}
+	if c.Parallel < 1 || c.CtxSize < 0 || c.BatchSize < 1 || c.UBatchSize < 1 || c.Timeout < 1 {
+		return cfg, fmt.Errorf("--parallel, --batch-size, --ubatch-size and --timeout must be positive, --ctx-size >= 0")
+	}
+	cfg.NewSampler = newSampler
+	cfg.ModelPath, cfg.Alias = c.Model, c.Alias
+	cfg.ChatTemplate, cfg.ReasoningFormat, cfg.ReasoningBudget = c.ChatTemplate, c.ReasoningFormat, c.ReasoningBudget
+	if c.ChatTemplateKw != "" {
+		if err := json.Unmarshal([]byte(c.ChatTemplateKw), &cfg.ChatTemplateKwargs); err != nil {
+			return cfg, fmt.Errorf("--chat-template-kwargs: %w", err)
+		}
+	}
+	cfg.Parallel, cfg.CtxSize, cfg.BatchSize, cfg.UBatchSize = c.Parallel, c.CtxSize, c.BatchSize, c.UBatchSize
+	cfg.Session.TypeK, cfg.Session.TypeV, cfg.Session.Threads = tk, tv, c.Threads
+	cfg.Speculator = func(sess engine.Session) (*spec.Speculator, func() error, error) {
+		return c.speculator(l, sess) // one Speculator over the server's session: NSeq = --parallel
+	}
+	cfg.NPredict, cfg.CacheReuse = c.NPredict, c.CacheReuse
+	cfg.APIKey, cfg.MaxQueue, cfg.Timeout = c.APIKey, c.MaxQueue, time.Duration(c.Timeout)*time.Second
+	cfg.Sampling = server.DefaultSampling()
+	cfg.Sampling.Temp = c.Temp
+	if c.Seed >= 0 {
+		cfg.Sampling.Seed = uint32(c.Seed)
+	}
+	return cfg, nil
+}
+
+// newSampler maps the server's sampling fields onto engine/sample.
+func newSampler(p server.SamplingParams, nVocab int) (server.Sampler, error) {
+	sp := sample.DefaultParams()
+	sp.Temp, sp.TopK, sp.TopP, sp.MinP, sp.TypicalP = p.Temp, p.TopK, p.TopP, p.MinP, p.TypicalP
+	sp.RepeatPenalty, sp.RepeatLastN = p.RepeatPenalty, p.RepeatLastN
+	sp.PresencePenalty, sp.FrequencyPenalty = p.PresencePenalty, p.FrequencyPenalty
+	sp.Seed, sp.NCtx = p.Seed, p.NCtx
+	return sample.New(sp, nVocab)
+}
