@@ -54,7 +54,15 @@ func (m *Matrix) QuantizeActs(p *kernels.Pool, xq []byte, x []float32, xStride, 
 // MulMat computes dst[c*dstStride+r] = row r · column c for every row and
 // the cols activation columns QuantizeActs left in xq, split across the
 // pool (see kernels.MatMul).
+//
+// One column (a decode step) goes through kernels.DecodeMatVec, which gives
+// the same bits as MatMul and streams the weights faster where the CPU has
+// a four-row kernel for the type.
 func (m *Matrix) MulMat(p *kernels.Pool, dst []float32, dstStride int, xq []byte, cols int) {
+	if cols == 1 {
+		kernels.DecodeMatVec(p, m.Type, dst[:m.Rows], m.Data, xq, m.Cols)
+		return
+	}
 	kernels.MatMul(p, m.Type, dst, dstStride, m.Data, m.Rows, m.Cols, xq, m.ActivationBytes(), cols)
 }
 

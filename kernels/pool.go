@@ -50,10 +50,11 @@ type Pool struct {
 	workers []parker // workers 1..n-1
 	exited  sync.WaitGroup
 
-	// Slots for the package's own tasks (MatMul, QuantizeRows), used under
-	// mu so that those calls allocate nothing.
+	// Slots for the package's own tasks (MatMul, QuantizeRows,
+	// DecodeMatVec), used under mu so that those calls allocate nothing.
 	mm matMulTask
 	qr quantizeRowsTask
+	fv fusedTask
 }
 
 // parker is one goroutine's place to sleep. sleeping is 1 while it is

@@ -1,0 +1,54 @@
+package llama_test
+
+import (
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/kvcache"
+)
+
+// BenchmarkDecodeFile measures single-token decode steps on the model named
+// by WAGGLE_BENCH_MODEL (skipped when unset) at WAGGLE_BENCH_THREADS threads
+// (default 1): the tg test of llama-bench, one op per token.
+func BenchmarkDecodeFile(b *testing.B) {
+	path := os.Getenv("WAGGLE_BENCH_MODEL")
+	if path == "" {
+		b.Skip("WAGGLE_BENCH_MODEL not set")
+	}
+	threads, _ := strconv.Atoi(os.Getenv("WAGGLE_BENCH_THREADS"))
+	l, err := engine.LoadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	s, err := l.Model.NewSession(engine.SessionOptions{NCtx: 1024, NBatch: 1, Threads: max(threads, 1), TypeK: kvcache.F16, TypeV: kvcache.F16})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var batch engine.Batch
+	pos := 0
+	step := func() {
+		if pos == 128 {
+			_ = s.Truncate(0, 0)
+			pos = 0
+		}
+		batch.Reset()
+		batch.Add(int32(1000+pos), int32(pos), 0, true)
+		if err := s.Decode(&batch); err != nil {
+			b.Fatal(err)
+		}
+		pos++
+	}
+	for range 8 {
+		step()
+	}
+	_ = s.Truncate(0, 0)
+	pos = 0
+	b.SetBytes(l.Model.Info().WeightSize)
+	b.ResetTimer()
+	for b.Loop() {
+		step()
+	}
+}

@@ -1,0 +1,171 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// Four-row dot products of Q4_0 weight rows against one prepared
+// q8_0 activation (see fused_matvec.go for the prepared layout and
+// fused_dot4_amd64.go for the semantics). Per group of four blocks, each
+// row's two 512-bit VPDPBUSD accumulators are folded and transposed into
+// ISUM, lane 4j+r = the exact integer sum of row r, block j; the float
+// steps are then those of vecDot*AVX512 for four rows at once.
+
+#define WP0 R8
+#define WP1 R9
+#define WP2 R10
+#define WP3 R11
+#define XP DI
+#define NG CX
+#define OUT AX
+#define TMP R12
+#define PF R13      /* prefetch pointer, eight rows ahead */
+
+#define LOW4 Z31    /* 0x0f in every byte */
+#define SIDX Z30    /* word index of each row's block scale, lane 4j+r */
+#define ACC Z29     /* lane 4j+r: float chain j of row r */
+#define C0 Z16
+#define C1 Z17
+#define C2 Z18
+#define C3 Z19
+#define ISUM Z20
+#define SC Z24
+
+
+// Word indices of the fp16 block scales within a group: block j at 18j
+// bytes.
+DATA fusedScaleIdxQ4_0<>+0(SB)/8, $0x0000000000000000
+DATA fusedScaleIdxQ4_0<>+8(SB)/8, $0x0009000900090009
+DATA fusedScaleIdxQ4_0<>+16(SB)/8, $0x0012001200120012
+DATA fusedScaleIdxQ4_0<>+24(SB)/8, $0x001b001b001b001b
+DATA fusedScaleIdxQ4_0<>+32(SB)/8, $0
+DATA fusedScaleIdxQ4_0<>+40(SB)/8, $0
+DATA fusedScaleIdxQ4_0<>+48(SB)/8, $0
+DATA fusedScaleIdxQ4_0<>+56(SB)/8, $0
+GLOBL fusedScaleIdxQ4_0<>(SB), RODATA|NOPTR, $64
+
+// SETUP4(bytes, idx): loads the row pointers, the byte constant, the
+// scale index and the row masks K1..K4 (word lanes 4j+r of row r).
+#define SETUP4(bytes, idx) \
+	MOVQ  groups+0(FP), NG \
+	MOVQ  w_base+8(FP), WP0 \
+	MOVQ  rb+32(FP), TMP \
+	LEAQ  (WP0)(TMP*1), WP1 \
+	LEAQ  (WP1)(TMP*1), WP2 \
+	LEAQ  (WP2)(TMP*1), WP3 \
+	LEAQ  (WP3)(TMP*1), PF \
+	LEAQ  (PF)(TMP*4), PF \
+	MOVQ  xp_base+40(FP), XP \
+	MOVQ  out+64(FP), OUT \
+	MOVL  $bytes, TMP \
+	VPBROADCASTD TMP, LOW4 \
+	VMOVDQU64 idx(SB), SIDX \
+	MOVL  $0x1111, TMP \
+	KMOVD TMP, K1 \
+	MOVL  $0x2222, TMP \
+	KMOVD TMP, K2 \
+	MOVL  $0x4444, TMP \
+	KMOVD TMP, K3 \
+	MOVL  $0x8888, TMP \
+	KMOVD TMP, K4 \
+	VPXORD ACC, ACC, ACC
+
+// NIB2(p, off, z, y, x, t): z = the 64 nibbles of the Q4_0 blocks at off
+// and off+18 of p, as bytes in the order lo(b0) lo(b1) hi(b0) hi(b1).
+#define NIB2(p, off, z, y, x, ty) \
+	VMOVDQU      off+2(p), x \
+	VINSERTI128  $1, off+20(p), y, y \
+	VPSRLW       $4, y, ty          /* high nibbles, still to be masked */ \
+	VINSERTI64X4 $1, ty, z, z \
+	VPANDD       LOW4, z, z
+
+// ROW_Q4_0(p, c): lane j of c (four int32) = partial sums of block j.
+#define ROW_Q4_0(p, c) \
+	NIB2(p, 0, Z0, Y0, X0, Y1) \
+	NIB2(p, 36, Z2, Y2, X2, Y3) \
+	VPXORD     Z4, Z4, Z4 \
+	VPXORD     Z5, Z5, Z5 \
+	VPDPBUSD   0(XP), Z0, Z4  /* Z4.i32 += nibble(u8) * x(s8), blocks 0,1 */ \
+	VPDPBUSD   64(XP), Z2, Z5 /* blocks 2,3                               */ \
+	VSHUFI64X2 $0x44, Z5, Z4, Z6 \
+	VSHUFI64X2 $0xee, Z5, Z4, Z7 \
+	VPADDD     Z7, Z6, c
+
+// TRANSPOSE4: ISUM lane 4j+r = sum of the four lanes of block j in Cr.
+#define TRANSPOSE4 \
+	VPUNPCKLDQ  C1, C0, Z20 \
+	VPUNPCKHDQ  C1, C0, Z21 \
+	VPADDD      Z21, Z20, Z20 \
+	VPUNPCKLDQ  C3, C2, Z22 \
+	VPUNPCKHDQ  C3, C2, Z23 \
+	VPADDD      Z23, Z22, Z22 \
+	VPUNPCKLQDQ Z22, Z20, Z21 \
+	VPUNPCKHQDQ Z22, Z20, Z23 \
+	VPADDD      Z23, Z21, ISUM
+
+// The four rows are short streams (a row of 2048 Q4_0 values is 18 cache
+// lines), too short for the hardware prefetcher to pick up, but together
+// they are one contiguous range, and so are the following rows. Each group
+// therefore prefetches one group's share (4×72 bytes), in address order,
+// of the four rows after the next four (measured a little faster than the
+// next four on the mmapped 4 KiB pages), so later calls find them cached.
+// Prefetches past the matrix are harmless (they never fault).
+#define PREFETCH_Q4_0 \
+	PREFETCHT0 0(PF) \
+	PREFETCHT0 64(PF) \
+	PREFETCHT0 128(PF) \
+	PREFETCHT0 192(PF) \
+	PREFETCHT0 256(PF) \
+	ADDQ       $288, PF
+
+// MERGE_SCALES: SC = float32 weight scales, lane 4j+r, from Z24..Z27.
+#define MERGE_SCALES \
+	VPORD     Z25, Z24, Z24 \
+	VPORD     Z27, Z26, Z26 \
+	VPORD     Z26, Z24, Z24 \
+	VCVTPH2PS Y24, SC
+
+// ACCUMULATE: ACC += (dw*dx) * float32(isum - k*sum(x)), lane by lane.
+#define ACCUMULATE \
+	VPSUBD      128(XP), ISUM, ISUM \
+	VCVTDQ2PS   ISUM, ISUM \
+	VMULPS      192(XP), SC, SC \
+	VFMADD231PS SC, ISUM, ACC
+
+// FINISH: out[r] = (chain0+chain2) + (chain1+chain3) of row r.
+#define FINISH \
+	VEXTRACTF64X4 $1, ACC, Y1 \
+	VADDPS        Y1, Y29, Y1 \
+	VEXTRACTF128  $1, Y1, X2 \
+	VADDPS        X2, X1, X1 \
+	VMOVUPS       X1, (OUT) \
+	VZEROUPPER
+
+// func fusedDot4Q4_0AVX512(groups int, w []byte, rb int, xp []byte, out *[4]float32)
+TEXT ·fusedDot4Q4_0AVX512(SB), NOSPLIT, $0-72
+	SETUP4(0x0f0f0f0f, fusedScaleIdxQ4_0<>)
+
+fusedDot4Q4_0AVX512_loop:
+	TESTQ NG, NG
+	JZ    fusedDot4Q4_0AVX512_done
+	PREFETCH_Q4_0
+	ROW_Q4_0(WP0, C0)
+	ROW_Q4_0(WP1, C1)
+	ROW_Q4_0(WP2, C2)
+	ROW_Q4_0(WP3, C3)
+	TRANSPOSE4
+	VPERMW.Z (WP0), SIDX, K1, Z24 // lane 4j+0 = fp16 scale of row 0, block j
+	VPERMW.Z (WP1), SIDX, K2, Z25
+	VPERMW.Z (WP2), SIDX, K3, Z26
+	VPERMW.Z (WP3), SIDX, K4, Z27
+	MERGE_SCALES
+	ACCUMULATE
+	ADDQ  $72, WP0
+	ADDQ  $72, WP1
+	ADDQ  $72, WP2
+	ADDQ  $72, WP3
+	ADDQ  $256, XP
+	DECQ  NG
+	JMP   fusedDot4Q4_0AVX512_loop
+
+fusedDot4Q4_0AVX512_done:
+	FINISH
+	RET

@@ -1,0 +1,49 @@
+//go:build !purego
+
+package kernels
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// BenchmarkFusedDot4 measures the four-row kernels alone on weights that
+// stay in cache (64 rows of 2048 values).
+func BenchmarkFusedDot4(b *testing.B) {
+	if fusedKernel(Q4_0) == nil {
+		b.Skip("no four-row kernels on this CPU")
+	}
+	const n, rows = 2048, 64
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, typ := range []DType{Q4_0} {
+		w := randomMatrix(r, typ, rows, n)
+		xq, _ := quantizeActs(typ, randomActs(r, n))
+		xp := prepareFused(make([]byte, n/128*256), xq, n)
+		rb := typ.RowBytes(n)
+		k := fusedKernel(typ)
+		var out [4]float32
+		b.Run(fmt.Sprintf("%v/kernel", typ), func(b *testing.B) {
+			b.SetBytes(int64(len(w)))
+			for b.Loop() {
+				for r := 0; r < rows; r += 4 {
+					k(n/128, w[r*rb:], rb, xp, &out)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("%v/vecdot", typ), func(b *testing.B) {
+			b.SetBytes(int64(len(w)))
+			vd := active.vecDot[typ]
+			for b.Loop() {
+				for r := 0; r < rows; r++ {
+					out[0] = vd(n, w[r*rb:(r+1)*rb], xq)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("%v/prepare", typ), func(b *testing.B) {
+			for b.Loop() {
+				prepareFused(xp, xq, n)
+			}
+		})
+	}
+}

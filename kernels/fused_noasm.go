@@ -1,0 +1,7 @@
+//go:build purego || !amd64
+
+package kernels
+
+// fusedKernel returns nil: without the amd64 assembly every decode matrix
+// product goes through MatMul.
+func fusedKernel(DType) fusedDotFunc { return nil }
