@@ -8,9 +8,10 @@ package kernels
 // the CPU has the dot-product extension; SDOT for the block sums). Each
 // family of kernels fills the tables from its own file:
 //
-//	registerLegacyQuantsARM64  vecdot_legacy_arm64.go  Q4_0 Q8_0 dots and their VecDotN
-//	registerKQuantsARM64       vecdot_k_arm64.go       Q4_K Q6_K dots, Q4_K VecDotN
-//	registerQuantizeARM64      quantize_arm64.go       q8_0 and q8_K activation quantizers
+//	registerLegacyQuantsARM64  vecdot_legacy_arm64.go  Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 dots and VecDotN
+//	registerKQuantsARM64       vecdot_k_arm64.go       Q2_K..Q6_K dots and VecDotN
+//	registerQuantizeARM64      quantize_arm64.go       q8_0, q8_1 and q8_K activation quantizers
+//	registerFloatOpsARM64      float_arm64.go          F32/F16 dots, Dot, Add, Mul, Scale, F16 rows
 //
 // A nil table entry inherits from the parent implementation, so neondot
 // only lists the kernels that SDOT speeds up. WAGGLE_KERNELS=neon forces the
@@ -22,6 +23,7 @@ func archImplementations() []*implementation {
 		registerLegacyQuantsARM64,
 		registerKQuantsARM64,
 		registerQuantizeARM64,
+		registerFloatOpsARM64,
 	} {
 		register(&neon.kernels, &neondot.kernels)
 	}

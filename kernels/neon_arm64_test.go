@@ -12,12 +12,13 @@ import (
 )
 
 // bitExactTypes are the weight types whose arm64 kernels apply the float
-// scales in the generic kernel's order, so they must match it bit for bit.
-// The others (8 integer lanes in the generic K-quant code versus one total
-// here, float32 lanes versus float64 for F32/F16) are held to
-// tolVecDotImpl. Every type must give the same bits on neon and neondot:
+// scales in the generic kernel's order, so they must match it bit for bit
+// (the legacy types, and Q2_K whose generic kernel also keeps one integer
+// total per super-block). The others (8 integer lanes in the generic
+// Q3_K..Q6_K code versus one total here, float64 lanes in another order for
+// F32/F16) are held to tolVecDotImpl. Every type must give the same bits on neon and neondot:
 // their integer sums are exact and their float steps identical.
-var bitExactTypes = map[DType]bool{Q8_0: true, Q4_0: true}
+var bitExactTypes = map[DType]bool{Q8_0: true, Q4_0: true, Q4_1: true, Q5_0: true, Q5_1: true, Q2_K: true}
 
 // armImpls returns the arm64 implementations this CPU runs
 // (TestNEONImplsRegistered logs which).
@@ -301,6 +302,16 @@ func quantProbes(r interface{ NormFloat64() float64 }, n int) [][]float32 {
 		tied[b+31] = -20
 	}
 	rows = append(rows, tied)
+	// Blocks of 32 alternating between normal and tiny (127/amax = +Inf,
+	// the q8_1 fallback) magnitudes, so the assembly resumes after a
+	// fallback block.
+	mixed := slices.Clone(random)
+	for b := 0; b+32 <= n; b += 64 {
+		for i := b; i < b+32; i++ {
+			mixed[i] *= 1e-38
+		}
+	}
+	rows = append(rows, mixed)
 	return rows
 }
 
@@ -344,6 +355,10 @@ func TestNEONQuantizeMatchesGeneric(t *testing.T) {
 func FuzzNEONVecDot(f *testing.F) {
 	for i := range weightTypes {
 		f.Add(uint8(i), uint8(i), []byte{0x11, 0x80, 0xff, 0x7f}, uint64(i), uint8(3))
+		// Longer rows, all-ones and alternating high bits (q5/q3 high bits,
+		// q2/q3 scales and mins at their extremes), 1 and 2 columns.
+		f.Add(uint8(i), uint8(9), []byte{0xff}, uint64(100+i), uint8(0))
+		f.Add(uint8(i), uint8(7), []byte{0xaa, 0x55, 0x0f, 0xf0, 0x3c}, uint64(200+i), uint8(1))
 	}
 	f.Fuzz(func(t *testing.T, ti, nb uint8, raw []byte, seed uint64, ncols uint8) {
 		typ := weightTypes[int(ti)%len(weightTypes)]
@@ -443,7 +458,7 @@ func FuzzNEONQuantize(f *testing.F) {
 // BenchmarkVecDotNARM64 measures the multi-column kernels:
 // VecDotN/<type>/<impl>/<n>, bytes = weight row (read once for 4 columns).
 func BenchmarkVecDotNARM64(b *testing.B) {
-	for _, typ := range []DType{Q8_0, Q4_0, Q4_K, Q6_K} {
+	for _, typ := range []DType{F32, F16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K} {
 		for _, name := range Impls() {
 			kt, _ := resolve(name)
 			const n = 4096

@@ -182,3 +182,68 @@ quantizeQ8_KNEON_next:
 
 quantizeQ8_KNEON_done:
 	RET
+
+// func quantizeQ8_1NEON(dst []byte, src []float32) int
+TEXT ·quantizeQ8_1NEON(SB), NOSPLIT, $0-56
+	MOVD dst_base+0(FP), dp
+	MOVD src_base+24(FP), sp
+	MOVD src_len+32(FP), nblk
+	LSR  $5, nblk
+	MOVD $0, qp                // qp = blocks done
+	MOVW $0x42fe0000, t0       // 127.0
+	FMOVS t0, F31
+	CBZ  nblk, quantizeQ8_1NEON_done
+
+quantizeQ8_1NEON_loop:
+	VLD1   (sp), [V0.S4, V1.S4, V2.S4, V3.S4]
+	ADD    $64, sp, scan
+	VLD1   (scan), [V4.S4, V5.S4, V6.S4, V7.S4]
+	VEOR   V20.B16, V20.B16, V20.B16
+	VEOR   V21.B16, V21.B16, V21.B16
+	VEOR   V22.B16, V22.B16, V22.B16
+	VEOR   V23.B16, V23.B16, V23.B16
+	FABS4S(0, 16); FABS4S(1, 17); FABS4S(2, 18); FABS4S(3, 19)
+	FMAXNM4S(16, 20, 20); FMAXNM4S(17, 21, 21); FMAXNM4S(18, 22, 22); FMAXNM4S(19, 23, 23)
+	FABS4S(4, 16); FABS4S(5, 17); FABS4S(6, 18); FABS4S(7, 19)
+	FMAXNM4S(16, 20, 20); FMAXNM4S(17, 21, 21); FMAXNM4S(18, 22, 22); FMAXNM4S(19, 23, 23)
+	MAXV
+	FDIVS  F20, F31, F30       // id = 127/amax
+	FMOVS  F30, t0
+	MOVW   $0x7f800000, bp
+	CMPW   bp, t0
+	BEQ    quantizeQ8_1NEON_done // id = +Inf (tiny amax): the caller does this block
+	FCMPS  $(0.0), F20
+	FCSELS EQ, F20, F30, F30   // id = 0 when amax == 0 (F20 is 0 then)
+	FDIVS  F31, F20, F21       // d = amax/127, kept in float32 for s
+	FCVTSH F21, F22            // to fp16, round to nearest even
+	FMOVS  F22, t0
+	MOVH   t0, (dp)
+	VDUP   V30.S[0], V30.S4
+	QUANT4(0, 1, 2, 3)
+	QUANT4(4, 5, 6, 7)
+	VADD   V1.S4, V0.S4, V16.S4  // sum(q), exact in int32
+	VADD   V3.S4, V2.S4, V17.S4
+	VADD   V5.S4, V4.S4, V18.S4
+	VADD   V7.S4, V6.S4, V19.S4
+	VADD   V17.S4, V16.S4, V16.S4
+	VADD   V19.S4, V18.S4, V18.S4
+	VADD   V18.S4, V16.S4, V16.S4
+	VADDV  V16.S4, V16
+	VMOV   V16.S[0], t0
+	SCVTFWS t0, F23
+	FMULS  F21, F23, F23       // float32(sum) * d
+	FCVTSH F23, F23
+	FMOVS  F23, t0
+	MOVH   t0, 2(dp)           // s
+	NARROW4(0, 1, 2, 3, 16)
+	NARROW4(4, 5, 6, 7, 17)
+	ADD    $4, dp
+	VST1.P [V16.B16, V17.B16], 32(dp)
+	ADD    $128, sp
+	ADD    $1, qp
+	SUBS   $1, nblk
+	BNE    quantizeQ8_1NEON_loop
+
+quantizeQ8_1NEON_done:
+	MOVD qp, ret+48(FP)
+	RET
