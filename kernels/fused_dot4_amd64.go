@@ -25,16 +25,45 @@ package kernels
 //go:noescape
 func fusedDot4Q4_0AVX512(groups int, w []byte, rb int, xp []byte, out *[4]float32)
 
-// fusedKernel returns the four-row kernel for t, or nil when this CPU or
-// the active implementation has none whose bits match the active vecDot
-// (the chains above are those of the avx2 and avx512 dots, not generic's).
-// Only Q4_0 has one: a Q8_0 version was measured slower than the
-// row-by-row dot, which already streams Q8_0 at memory speed.
-func fusedKernel(t DType) fusedDotFunc {
-	if t != Q4_0 || !fusedAVX512 || (activeName != "avx512" && activeName != "avx2") {
-		return nil
+// fusedDot4Q4_KAVX512 and fusedDot4Q6_KAVX512 (fused_dot4k_amd64.s):
+// out[r] = VecDot(Q4_K or Q6_K, n, row r, x) for the four rows starting at
+// w, rb bytes apart, against the q8_K activation row x itself (groups =
+// n/256 super-blocks; nothing is prepared). Each row repeats the steps of
+// vecDotQ4_KAVX512 / vecDotQ6_KAVX512 (integer lanes, per-super-block float
+// chains, final horizontal sum), so every result has their bits, which are
+// those of the AVX2 kernels too.
+//
+// Preconditions: AVX-512 F/BW/VL and VNNI; groups >= 1; w holds four rows
+// of rb bytes with n = 256·groups values each; x is a q8_K row of n values
+// written by the q8_K quantizer (its bsums are used).
+
+//go:noescape
+func fusedDot4Q4_KAVX512(groups int, w []byte, rb int, xp []byte, out *[4]float32)
+
+//go:noescape
+func fusedDot4Q6_KAVX512(groups int, w []byte, rb int, xp []byte, out *[4]float32)
+
+// fusedKernel returns the four-row kernel for t and the number of values
+// of one of its groups, or nil when this CPU or the active implementation
+// has none whose bits match the active vecDot (the chains above are those
+// of the avx2 and avx512 dots, not generic's). prepared reports whether the
+// kernel takes the activation in prepareFused's layout (Q4_0) rather than
+// as the q8_K row (Q4_K, Q6_K). Q8_0 has none: a Q8_0 version was measured
+// slower than the row-by-row dot, which already streams Q8_0 at memory
+// speed.
+func fusedKernel(t DType) (k fusedDotFunc, group int, prepared bool) {
+	if !fusedAVX512 || (activeName != "avx512" && activeName != "avx2") {
+		return nil, 0, false
 	}
-	return fusedDot4Q4_0AVX512
+	switch t {
+	case Q4_0:
+		return fusedDot4Q4_0AVX512, fusedGroupValues, true
+	case Q4_K:
+		return fusedDot4Q4_KAVX512, QK_K, false
+	case Q6_K:
+		return fusedDot4Q6_KAVX512, QK_K, false
+	}
+	return nil, 0, false
 }
 
 // fusedAVX512 reports whether the CPU runs the four-row kernels.

@@ -11,23 +11,26 @@ import (
 // BenchmarkFusedDot4 measures the four-row kernels alone on weights that
 // stay in cache (64 rows of 2048 values).
 func BenchmarkFusedDot4(b *testing.B) {
-	if fusedKernel(Q4_0) == nil {
+	if k, _, _ := fusedKernel(Q4_0); k == nil {
 		b.Skip("no four-row kernels on this CPU")
 	}
 	const n, rows = 2048, 64
 	r := rand.New(rand.NewPCG(3, 4))
-	for _, typ := range []DType{Q4_0} {
+	for _, typ := range []DType{Q4_0, Q4_K, Q6_K} {
 		w := randomMatrix(r, typ, rows, n)
 		xq, _ := quantizeActs(typ, randomActs(r, n))
-		xp := prepareFused(make([]byte, n/128*256), xq, n)
+		k, group, prepared := fusedKernel(typ)
+		xp := xq
+		if prepared {
+			xp = prepareFused(make([]byte, n/128*256), xq, n)
+		}
 		rb := typ.RowBytes(n)
-		k := fusedKernel(typ)
 		var out [4]float32
 		b.Run(fmt.Sprintf("%v/kernel", typ), func(b *testing.B) {
 			b.SetBytes(int64(len(w)))
 			for b.Loop() {
 				for r := 0; r < rows; r += 4 {
-					k(n/128, w[r*rb:], rb, xp, &out)
+					k(n/group, w[r*rb:], rb, xp, &out)
 				}
 			}
 		})
@@ -40,6 +43,9 @@ func BenchmarkFusedDot4(b *testing.B) {
 				}
 			}
 		})
+		if !prepared {
+			continue
+		}
 		b.Run(fmt.Sprintf("%v/prepare", typ), func(b *testing.B) {
 			for b.Loop() {
 				prepareFused(xp, xq, n)

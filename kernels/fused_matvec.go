@@ -25,14 +25,15 @@ const (
 
 // DecodeMatVec is MatVecPool (dst[r] = VecDot(t, n, row r of w, xq) for r
 // < len(dst), rows split across the pool) for the decode step: where the
-// CPU has a four-row kernel for t it prepares xq once and streams the
-// weights four rows at a time, which shares every activation load and
-// scale conversion between the rows. Each result has the bits VecDot (and
+// CPU has a four-row kernel for t (Q4_0, Q4_K, Q6_K) it streams the
+// weights four rows at a time, which shares every activation load (and,
+// for Q4_0, the activation prepared once by prepareFused) between the rows
+// and runs four independent accumulation chains. Each result has the bits VecDot (and
 // MatMul) give, so decode stays batch invariant. Preconditions are those of
 // MatVecPool.
 func DecodeMatVec(p *Pool, t DType, dst []float32, w, xq []byte, n int) {
-	k := fusedKernel(t)
-	if k == nil || n%fusedGroupValues != 0 || len(dst) < 4 {
+	k, group, prepared := fusedKernel(t)
+	if k == nil || n%group != 0 || len(dst) < 4 {
 		MatVecPool(p, t, dst, w, xq, n)
 		return
 	}
@@ -42,15 +43,20 @@ func DecodeMatVec(p *Pool, t DType, dst []float32, w, xq []byte, n int) {
 	}
 	p.mu.Lock()
 	f := &p.fv
-	f.xp = prepareFused(f.buf(n/fusedGroupValues*fusedGroupBytes), xq[:xn], n)
+	if prepared {
+		f.xp = prepareFused(f.buf(n/fusedGroupValues*fusedGroupBytes), xq[:xn], n)
+	} else {
+		f.xp = xq[:xn]
+	}
 	f.dst, f.w, f.xq, f.rb, f.n, f.kern, f.vd = dst, w, xq[:xn], rb, n, k, active.vecDot[t]
+	f.groups = n / group
 	f.plan(p.n, len(dst), len(dst)*rb)
 	if f.workers == 1 {
 		f.Run(0, 1)
 	} else {
 		p.doLocked(f)
 	}
-	f.dst, f.w, f.xq = nil, nil, nil
+	f.dst, f.w, f.xq, f.xp = nil, nil, nil, nil
 	p.mu.Unlock()
 }
 
@@ -61,6 +67,7 @@ type fusedTask struct {
 	w, xq, xp         []byte
 	store             []byte
 	rb, n, rows       int
+	groups            int
 	kern              fusedDotFunc
 	vd                vecDotFunc
 	workers           int
@@ -103,10 +110,9 @@ func (f *fusedTask) Run(_, _ int) {
 
 // rowRange computes rows [r0, r1): four at a time, the rest one by one.
 func (f *fusedTask) rowRange(r0, r1 int) {
-	groups := f.n / fusedGroupValues
 	r := r0
 	for ; r+4 <= r1; r += 4 {
-		f.kern(groups, f.w[r*f.rb:(r+4)*f.rb], f.rb, f.xp, (*[4]float32)(f.dst[r:r+4]))
+		f.kern(f.groups, f.w[r*f.rb:(r+4)*f.rb], f.rb, f.xp, (*[4]float32)(f.dst[r:r+4]))
 	}
 	for ; r < r1; r++ {
 		f.dst[r] = f.vd(f.n, f.w[r*f.rb:(r+1)*f.rb], f.xq)

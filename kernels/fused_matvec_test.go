@@ -80,6 +80,31 @@ func TestDecodeMatVecExtremes(t *testing.T) {
 			checkDecodeMatVec(t, nil, typ, w, xq, rows, n)
 		}
 	}
+	// K-quants: every byte but the fp16 d (and Q4_K's dmin) set to fill,
+	// so scales, mins and quants all sit at their bounds.
+	for _, typ := range []DType{Q4_K, Q6_K} {
+		for _, fill := range []byte{0x00, 0xff, 0x80, 0x7f, 0x88} {
+			w := randomMatrix(rand.New(rand.NewPCG(1, 2)), typ, rows, n)
+			bs := typ.RowBytes(QK_K)
+			for b := 0; b < len(w); b += bs {
+				lo, hi := 4, bs // Q4_K: d, dmin first
+				if typ == Q6_K {
+					lo, hi = 0, bs-2 // Q6_K: d last
+				}
+				for i := b + lo; i < b+hi; i++ {
+					w[i] = fill
+				}
+			}
+			for _, sign := range []float32{1, -1} {
+				x := make([]float32, n)
+				for i := range x {
+					x[i] = sign * float32(1-2*(i%2))
+				}
+				xq, _ := quantizeActs(typ, x)
+				checkDecodeMatVec(t, nil, typ, w, xq, rows, n)
+			}
+		}
+	}
 }
 
 // BenchmarkDecodeMatVec measures the decode matrix product of a
@@ -90,7 +115,7 @@ func BenchmarkDecodeMatVec(b *testing.B) {
 	for _, c := range []struct {
 		typ  DType
 		rows int
-	}{{Q4_0, 64}, {Q4_0, 8192}} {
+	}{{Q4_0, 64}, {Q4_0, 8192}, {Q4_K, 8192}, {Q6_K, 8192}} {
 		typ, rows := c.typ, c.rows
 		w := randomMatrix(r, typ, rows, n)
 		xq, _ := quantizeActs(typ, randomActs(r, n))
@@ -107,5 +132,27 @@ func BenchmarkDecodeMatVec(b *testing.B) {
 				MatVecPool(nil, typ, dst, w, xq, n)
 			}
 		})
+	}
+}
+
+// TestDecodeMatVecAllocatesNothing: a warm DecodeMatVec, on the caller and
+// on a pool, allocates nothing for the four-row types.
+func TestDecodeMatVecAllocatesNothing(t *testing.T) {
+	const n, rows = 512, 64
+	r := rand.New(rand.NewPCG(5, 6))
+	pool := NewPool(2)
+	defer pool.Close()
+	restore := ForceParallel()
+	defer restore()
+	for _, typ := range []DType{Q4_0, Q4_K, Q6_K} {
+		w := randomMatrix(r, typ, rows, n)
+		xq, _ := quantizeActs(typ, randomActs(r, n))
+		dst := make([]float32, rows)
+		for _, p := range []*Pool{nil, pool} {
+			DecodeMatVec(p, typ, dst, w, xq, n)
+			if a := testing.AllocsPerRun(20, func() { DecodeMatVec(p, typ, dst, w, xq, n) }); a != 0 {
+				t.Fatalf("%v threads=%d: %v allocations", typ, p.Threads(), a)
+			}
+		}
 	}
 }

@@ -4,4 +4,4 @@ package kernels
 
 // fusedKernel returns nil: without the amd64 assembly every decode matrix
 // product goes through MatMul.
-func fusedKernel(DType) fusedDotFunc { return nil }
+func fusedKernel(DType) (fusedDotFunc, int, bool) { return nil, 0, false }
