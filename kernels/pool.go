@@ -63,7 +63,15 @@ type Pool struct {
 type parker struct {
 	sleeping atomic.Int32
 	wake     chan struct{}
+	timer    *time.Timer // bounds one park (see parkTimeout); reused
 	_        cpu.CacheLinePad
+}
+
+// newParker makes a parker with its wake channel and a stopped timer.
+func newParker() parker {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return parker{wake: make(chan struct{}, 1), timer: t}
 }
 
 // Spin parameters: a waiting goroutine polls spinChecks times between
@@ -72,6 +80,13 @@ type parker struct {
 const (
 	spinChecks = 64
 	spinBudget = 200 * time.Microsecond
+	// parkTimeout bounds one park: a parked goroutine re-checks its
+	// condition at least this often. The token protocol below has no lost
+	// wake-up under Go's sequentially consistent atomics, but a store-load
+	// reordering (seen once under qemu-user's emulation of arm64 atomics)
+	// would otherwise hang the pool; with the bound it costs at most this
+	// much latency, and an idle worker wakes ~200 times a second.
+	parkTimeout = 5 * time.Millisecond
 )
 
 // NewPool starts a pool of n threads (n-1 goroutines plus the caller of Do).
@@ -80,10 +95,10 @@ func NewPool(n int) *Pool {
 	if n <= 0 {
 		n = DefaultThreads()
 	}
-	p := &Pool{n: n, workers: make([]parker, n-1), done: parker{wake: make(chan struct{}, 1)}}
+	p := &Pool{n: n, workers: make([]parker, n-1), done: newParker()}
 	p.exited.Add(n - 1)
 	for i := range p.workers {
-		p.workers[i].wake = make(chan struct{}, 1)
+		p.workers[i] = newParker()
 		go p.work(i + 1)
 	}
 	return p
@@ -191,16 +206,33 @@ func (pk *parker) await(ready func() bool) {
 	for {
 		pk.sleeping.Store(1)
 		if ready() {
-			if pk.sleeping.CompareAndSwap(1, 0) {
-				return
-			}
-			<-pk.wake // a waker claimed us: take its token
+			pk.unclaim()
 			return
 		}
-		<-pk.wake
+		pk.park()
 		if ready() {
 			return
 		}
+	}
+}
+
+// park sleeps until a wake-up token or parkTimeout. After it returns,
+// sleeping is 0 and no token is owed to pk.
+func (pk *parker) park() {
+	pk.timer.Reset(parkTimeout)
+	select {
+	case <-pk.wake: // the waker already set sleeping to 0
+		pk.timer.Stop()
+	case <-pk.timer.C:
+		pk.unclaim()
+	}
+}
+
+// unclaim sets sleeping back to 0; when a waker got there first, it takes
+// the token that waker sends.
+func (pk *parker) unclaim() {
+	if !pk.sleeping.CompareAndSwap(1, 0) {
+		<-pk.wake
 	}
 }
 

@@ -192,3 +192,26 @@ func BenchmarkPoolDispatch(b *testing.B) {
 		})
 	}
 }
+
+// TestParkerSurvivesLostWakeup: a parked goroutine whose condition turns
+// true without a wake-up (a lost wake-up) still returns, within a few park
+// timeouts, instead of hanging the pool.
+func TestParkerSurvivesLostWakeup(t *testing.T) {
+	pk := newParker()
+	var ready atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		pk.await(ready.Load)
+		close(done)
+	}()
+	time.Sleep(spinBudget + 20*time.Millisecond) // past the spin: parked
+	ready.Store(true)                           // and no wakeUp
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatal("parker hung after a lost wake-up")
+	}
+	if pk.sleeping.Load() != 0 || len(pk.wake) != 0 {
+		t.Fatalf("parker left sleeping=%d with %d tokens", pk.sleeping.Load(), len(pk.wake))
+	}
+}
