@@ -19,7 +19,16 @@ import (
 // rows are taken in tiles of about tileBytes of weights, and each tile is
 // multiplied by the columns in groups of MaxDotCols through VecDotN, so the
 // tile is read from memory once and from L1 for every further group. cols
-// == 1 (decode) uses VecDot row by row. Work below parallelMinWork runs on
+// == 1 (decode) uses VecDot row by row.
+//
+// Where the implementation has a GEMM tile kernel for t (gemmFor: avx512
+// with VNNI, Q4_0 Q8_0 Q4_K Q6_K) and cols >= 4, the activations are first
+// packed into panels of four columns (by all workers, into a buffer the
+// pool keeps), and each chunk runs four-row × four-column register tiles:
+// rows in L2-sized blocks, each block against every panel. The weights are
+// read in place. Rows and columns left over from whole tiles go through
+// VecDotN; every output has the bits of VecDot of its row and column either
+// way (TestMatMulBatchInvariance). Work below parallelMinWork runs on
 // the caller alone, since waking the workers would cost more than it saves.
 // p may be nil (run on the caller).
 //
@@ -39,15 +48,19 @@ func MatMul(p *Pool, t DType, dst []float32, dstStride int, w []byte, rows, n in
 	m := &p.mm
 	*m = matMulTask{
 		dst: dst, dstStride: dstStride, w: w, rb: rb, n: n, xq: xq, xStride: xStride, xn: xn,
-		rows: rows, cols: cols, vd: active.vecDot[t], vdn: active.vecDotN[t], out: m.out,
+		rows: rows, cols: cols, vd: active.vecDot[t], vdn: active.vecDotN[t], out: m.out, pack: m.pack,
 	}
 	m.plan(p.n, rows*rb*cols)
-	if m.workers == 1 {
-		m.Run(0, 1)
-	} else {
-		p.doLocked(m)
+	if m.panels = 0; cols >= gemmTileCols && rows >= gemmTileRows && !gemmDisabled {
+		if m.gemm = gemmFor(t); m.gemm != nil && n%m.gemm.values == 0 {
+			m.preparePanels()
+			m.run(p) // pack the panels
+			m.packing = false
+			m.next.Store(0)
+		}
 	}
-	m.dst, m.w, m.xq = nil, nil, nil // do not keep the caller's buffers alive
+	m.run(p)
+	m.dst, m.w, m.xq, m.gemm = nil, nil, nil, nil // do not keep the caller's buffers alive
 	p.mu.Unlock()
 }
 
@@ -59,11 +72,12 @@ func MatVecPool(p *Pool, t DType, dst []float32, w, x []byte, n int) {
 }
 
 // Tuning of MatMul, measured on the reference kernels: see the package
-// benchmarks BenchmarkMatMul and BenchmarkPoolDispatch.
+// benchmarks BenchmarkMatMul, BenchmarkGEMM and BenchmarkPoolDispatch.
 const (
-	tileBytes       = 16 << 10 // weight bytes per tile, well inside L1d with one column group
-	chunksPerWorker = 4        // chunks per worker, for balance on a shared machine
-	chunkAlign      = 16       // chunk rows are rounded to this (64-byte dst lines)
+	tileBytes       = 16 << 10  // weight bytes per tile, well inside L1d with one column group
+	chunksPerWorker = 4         // chunks per worker, for balance on a shared machine
+	chunkAlign      = 16        // chunk rows are rounded to this (64-byte dst lines)
+	gemmBlockBytes  = 256 << 10 // weight bytes per GEMM row block, well inside L2
 )
 
 // parallelMinWork is the weight bytes × columns below which a MatMul runs on
@@ -110,6 +124,15 @@ type matMulTask struct {
 	tileRows          int
 	next              atomic.Int64
 	out               [][16]float32 // per worker VecDotN results, one cache line each
+
+	// The GEMM path (gemm is nil without it): the activations packed into
+	// panels of four columns, packed by every worker first (packing).
+	gemm       *gemmKernel
+	pack       []byte
+	panels     int
+	panelBytes int
+	packing    bool
+	blockRows  int
 }
 
 // plan sets the worker count, chunks and tiles for nWorkers threads and the
@@ -133,17 +156,48 @@ func (m *matMulTask) plan(nWorkers, work int) {
 	}
 }
 
+// run runs the task on the caller alone or on the whole pool.
+func (m *matMulTask) run(p *Pool) {
+	if m.workers == 1 {
+		m.Run(0, 1)
+	} else {
+		p.doLocked(m)
+	}
+}
+
+// preparePanels sets up the GEMM path: cols/4 panels of packed activations
+// in m.pack (grown once per pool, never shrunk), and the packing phase.
+func (m *matMulTask) preparePanels() {
+	m.panels = m.cols / gemmTileCols
+	m.panelBytes = m.n / m.gemm.values * m.gemm.record
+	if need := m.panels * m.panelBytes; len(m.pack) < need {
+		m.pack = make([]byte, need)
+	}
+	m.packing = true
+	m.next.Store(0)
+	m.blockRows = max(gemmTileRows, gemmBlockBytes/m.rb&^(gemmTileRows-1))
+}
+
 // Run claims chunks until none is left. No chunk is bound to a worker: a
 // worker the OS has descheduled delays the barrier only by its
 // acknowledgement, never by a chunk of its own.
 func (m *matMulTask) Run(worker, _ int) {
+	if m.packing {
+		for p := int(m.next.Add(1)) - 1; p < m.panels; p = int(m.next.Add(1)) - 1 {
+			m.gemm.pack(m.pack[p*m.panelBytes:(p+1)*m.panelBytes], m.xq[p*gemmTileCols*m.xStride:], m.xStride, m.n)
+		}
+		return
+	}
 	for c := int(m.next.Add(1)) - 1; c < m.chunks; c = int(m.next.Add(1)) - 1 {
 		r0 := c * m.chunkRows
 		r1 := min(r0+m.chunkRows, m.rows)
-		if m.cols == 1 {
+		switch {
+		case m.cols == 1:
 			m.column(r0, r1)
-		} else {
-			m.tiles(r0, r1, m.out[worker][:MaxDotCols])
+		case m.panels > 0:
+			m.gemmTiles(r0, r1, m.out[worker][:MaxDotCols])
+		default:
+			m.tiles(r0, r1, 0, m.out[worker][:MaxDotCols])
 		}
 	}
 }
@@ -156,11 +210,34 @@ func (m *matMulTask) column(r0, r1 int) {
 	}
 }
 
-// tiles computes rows [r0, r1) of every column, a tile of rows at a time.
-func (m *matMulTask) tiles(r0, r1 int, out []float32) {
+// gemmTiles computes rows [r0, r1) of every column with the GEMM tile
+// kernel: rows in blocks of about gemmBlockBytes of weights (kept in L2),
+// each block against every panel (kept in L1 while the block's tiles of
+// four rows pass), and the rows and columns beyond whole tiles through
+// VecDotN. Every result has the bits of VecDot either way.
+func (m *matMulTask) gemmTiles(r0, r1 int, out []float32) {
+	r4 := r0 + (r1-r0)&^(gemmTileRows-1)
+	for b0 := r0; b0 < r4; b0 += m.blockRows {
+		b1 := min(b0+m.blockRows, r4)
+		for p := range m.panels {
+			x := &m.pack[p*m.panelBytes]
+			for r := b0; r < b1; r += gemmTileRows {
+				m.gemm.tile(m.n/m.gemm.values, &m.w[r*m.rb], m.rb, x, &m.dst[p*gemmTileCols*m.dstStride+r], m.dstStride)
+			}
+		}
+	}
+	if c0 := m.panels * gemmTileCols; c0 < m.cols {
+		m.tiles(r0, r4, c0, out)
+	}
+	m.tiles(r4, r1, 0, out)
+}
+
+// tiles computes rows [r0, r1) of columns [cs, cols), a tile of rows at a
+// time.
+func (m *matMulTask) tiles(r0, r1, cs int, out []float32) {
 	for t0 := r0; t0 < r1; t0 += m.tileRows {
 		t1 := min(t0+m.tileRows, r1)
-		for c0 := 0; c0 < m.cols; c0 += MaxDotCols {
+		for c0 := cs; c0 < m.cols; c0 += MaxDotCols {
 			nc := min(MaxDotCols, m.cols-c0)
 			x := m.xq[c0*m.xStride : (c0+nc-1)*m.xStride+m.xn]
 			o := out[:nc]
