@@ -21,7 +21,6 @@ type attnWorker struct {
 	scores []float32 // one score per cached position
 	qconv  []byte    // one query head in the key cache's vec-dot format
 	probs  []byte    // probabilities in the value cache's format
-	vrow   []float32 // one dequantized value row (non-f32 caches)
 }
 
 // NewAttentionScratch sizes scratch for nCtx positions of heads of headDim,
@@ -33,7 +32,6 @@ func NewAttentionScratch(nCtx, headDim int, typeK, typeV kvcache.Type, workers i
 			scores: make([]float32, nCtx),
 			qconv:  make([]byte, typeK.DType().VecDotType().RowBytes(headDim)),
 			probs:  make([]byte, typeV.DType().RowBytes(nCtx)),
-			vrow:   make([]float32, headDim),
 		}
 	}
 	return s
@@ -141,45 +139,33 @@ func (a *attendTask) Run(worker, _ int) {
 }
 
 // head attends query head h of one token (q, out: all heads of it) over
-// the first n positions of seq.
+// the first n positions of seq. The scores have the bits of one
+// kernels.VecDot per key and the weighted sum adds the value rows in
+// position order per output element (kernels.AttnValues), so a token's
+// output does not depend on the batch it was computed in.
 func (a *attendTask) head(w *attnWorker, out, q []float32, seq, n, h int) {
 	hd, g := a.headDim, h/a.group
 	keys, values := a.c.Keys(a.layer, seq, n), a.c.Values(a.layer, seq, n)
 	scores := w.scores[:n]
 	kernels.QuantizeRow(a.kt.VecDotType(), w.qconv, q[h*hd:(h+1)*hd])
-	for j := range n {
-		off := j*a.kRow + g*a.kHead
-		scores[j] = kernels.VecDot(a.kt, hd, keys[off:off+a.kHead], w.qconv)
-	}
+	kernels.AttnScores(a.kt, scores, keys[g*a.kHead:], a.kRow, w.qconv, hd)
 	kernels.Scale(scores, a.sh.Scale)
 	kernels.SoftMax(scores)
-	a.weightedValues(w, out[h*hd:(h+1)*hd], scores, values, g*a.vHead)
+	a.weightedValues(w, out[h*hd:(h+1)*hd], scores, values[g*a.vHead:])
 }
 
-// weightedValues accumulates dst = Σ_j p_j·V_j[head] over the value rows.
-func (a *attendTask) weightedValues(w *attnWorker, dst, p []float32, values []byte, headOff int) {
-	clear(dst)
-	if a.vt == kernels.F32 {
-		for j, pj := range p {
-			off := j*a.vRow + headOff
-			row := f32View(values[off : off+a.vHead])
-			for d, v := range row {
-				dst[d] += pj * v
-			}
-		}
-		return
+// weightedValues sets dst = Σ_j p_j·V_j over the value rows of one head
+// (values starts at the head's first value, rows a.vRow bytes apart).
+// Each product is rounded to float32 and added in position order; an f16
+// cache fuses the multiply-add in the AVX2 kernel, which gives the same
+// bits because p is first rounded to f16 (see kernels.AttnValues).
+func (a *attendTask) weightedValues(w *attnWorker, dst, p []float32, values []byte) {
+	if a.vt != kernels.F32 {
+		// Round the probabilities to the value format first, as ggml's
+		// mul_mat converts its f32 operand to the f16 vec-dot type.
+		pq := w.probs[:a.vt.RowBytes(len(p))]
+		kernels.QuantizeRow(a.vt, pq, p)
+		kernels.DequantizeRow(a.vt, p, pq)
 	}
-	// Round the probabilities to the value format first, as ggml's mul_mat
-	// converts its f32 operand to the f16 vec-dot type.
-	pq := w.probs[:a.vt.RowBytes(len(p))]
-	kernels.QuantizeRow(a.vt, pq, p)
-	pr := w.scores[:len(p)]
-	kernels.DequantizeRow(a.vt, pr, pq)
-	for j, pj := range pr {
-		off := j*a.vRow + headOff
-		kernels.DequantizeRow(a.vt, w.vrow, values[off:off+a.vHead])
-		for d, v := range w.vrow {
-			dst[d] += pj * v
-		}
-	}
+	kernels.AttnValues(a.vt, dst, p, values, a.vRow)
 }

@@ -31,6 +31,8 @@ type kernelTable struct {
 	vecDotN    [dtypeLimit]vecDotNFunc
 	dequantize [dtypeLimit]dequantizeFunc
 	quantize   [dtypeLimit]quantizeFunc
+	attnValues [dtypeLimit]attnValuesFunc
+	attnScores [dtypeLimit]attnScoresFunc // nil: a vecDot per key
 	dot        func(a, b []float32) float32
 	add        func(dst, a, b []float32)
 	mul        func(dst, a, b []float32)
@@ -66,6 +68,12 @@ func (dst *kernelTable) overlay(src *kernelTable) {
 		if src.quantize[i] != nil {
 			dst.quantize[i] = src.quantize[i]
 		}
+		if src.attnValues[i] != nil {
+			dst.attnValues[i] = src.attnValues[i]
+		}
+		if src.attnScores[i] != nil {
+			dst.attnScores[i] = src.attnScores[i]
+		}
 	}
 	if src.dot != nil {
 		dst.dot = src.dot
@@ -99,6 +107,7 @@ func genericImplementation() *implementation {
 			vecDot:     vecDotGeneric,
 			dequantize: dequantizeGeneric,
 			quantize:   quantizeGeneric,
+			attnValues: attnValuesGeneric,
 			dot:        dotGeneric,
 			add:        addGeneric,
 			mul:        mulGeneric,
@@ -112,8 +121,9 @@ func genericImplementation() *implementation {
 
 // implementations holds every implementation compiled into this binary,
 // generic first. It is built during package variable initialization, before
-// active depends on it.
-var implementations = append([]*implementation{genericImplementation()}, archImplementations()...)
+// active depends on it. registerAttn (attn.go) adds the attention kernels,
+// which live in their own per-build files.
+var implementations = registerAttn(append([]*implementation{genericImplementation()}, archImplementations()...))
 
 // active is the kernel table the exported functions call through, and
 // activeName its implementation's name. Both change only in SelectImpl and

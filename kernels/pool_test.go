@@ -205,7 +205,7 @@ func TestParkerSurvivesLostWakeup(t *testing.T) {
 		close(done)
 	}()
 	time.Sleep(spinBudget + 20*time.Millisecond) // past the spin: parked
-	ready.Store(true)                           // and no wakeUp
+	ready.Store(true)                            // and no wakeUp
 	select {
 	case <-done:
 	case <-time.After(2 * time.Second):
