@@ -29,7 +29,7 @@ var allowedImports = map[string][]string{
 	"server":                 {"engine", "engine/chat", "spec", "github.com/valyala/fasthttp"},
 	"cmd/waggle":             {"*"},
 	"bench/*":                {"*"},
-	"internal/golden":        {"gguf"},
+	"internal/golden":        {"gguf", "kernels"},
 	"internal/testenv":       {},
 	"internal/demomodel":     {"gguf"},
 	"internal/demomodel/gen": {"internal/demomodel"},

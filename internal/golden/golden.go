@@ -10,6 +10,8 @@ import (
 	"math"
 	"os"
 	"sort"
+
+	"github.com/waggle-llm/waggle/kernels"
 )
 
 // File is one goldens/<model>.json.
@@ -84,7 +86,7 @@ func ComparePosition(logits []float32, g *Position, tol float64) Diff {
 	}
 	mx, lse := MaxLSE(logits)
 	d.MaxAbs = math.Max(d.MaxAbs, math.Max(math.Abs(mx-g.Max), math.Abs(lse-g.LSE)))
-	d.Top1OK = len(g.Top) > 0 && ArgMax(logits) == int(g.Top[0][0])
+	d.Top1OK = len(g.Top) > 0 && kernels.ArgMax(logits) == int(g.Top[0][0])
 	return d
 }
 
@@ -99,18 +101,6 @@ func MaxLSE(x []float32) (mx, lse float64) {
 		s += math.Exp(float64(v) - mx)
 	}
 	return mx, mx + math.Log(s)
-}
-
-// ArgMax returns the index of the largest value, ties to the lowest index,
-// as llama.cpp's greedy driver picks.
-func ArgMax(x []float32) int {
-	best := 0
-	for i, v := range x {
-		if v > x[best] {
-			best = i
-		}
-	}
-	return best
 }
 
 // Median returns the median of xs (0 for none).
