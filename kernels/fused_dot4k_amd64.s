@@ -143,22 +143,23 @@
 	VFMADD231PS sum, DV, acc
 
 // The four rows after the next four are one contiguous range; each
-// super-block prefetches its share of it (4×210 bytes, 14 lines from PF).
+// super-block prefetches its share of it (4×210 bytes, 14 lines from PF)
+// into L2 (T1: see PREFETCH_Q4_0 in fused_dot4_amd64.s for why not L1).
 #define PREFETCH_Q6_K \
-	PREFETCHT0 0(PF) \
-	PREFETCHT0 64(PF) \
-	PREFETCHT0 128(PF) \
-	PREFETCHT0 192(PF) \
-	PREFETCHT0 256(PF) \
-	PREFETCHT0 320(PF) \
-	PREFETCHT0 384(PF) \
-	PREFETCHT0 448(PF) \
-	PREFETCHT0 512(PF) \
-	PREFETCHT0 576(PF) \
-	PREFETCHT0 640(PF) \
-	PREFETCHT0 704(PF) \
-	PREFETCHT0 768(PF) \
-	PREFETCHT0 832(PF) \
+	PREFETCHT1 0(PF) \
+	PREFETCHT1 64(PF) \
+	PREFETCHT1 128(PF) \
+	PREFETCHT1 192(PF) \
+	PREFETCHT1 256(PF) \
+	PREFETCHT1 320(PF) \
+	PREFETCHT1 384(PF) \
+	PREFETCHT1 448(PF) \
+	PREFETCHT1 512(PF) \
+	PREFETCHT1 576(PF) \
+	PREFETCHT1 640(PF) \
+	PREFETCHT1 704(PF) \
+	PREFETCHT1 768(PF) \
+	PREFETCHT1 832(PF) \
 	ADDQ       $840, PF
 
 // func fusedDot4Q6_KAVX512(groups int, w []byte, rb int, xp []byte, out *[4]float32)
@@ -268,15 +269,15 @@ fusedDot4Q6_KAVX512_done:
 
 // Prefetch of the rows eight on: 4×144 bytes per super-block.
 #define PREFETCH_Q4_K \
-	PREFETCHT0 0(PF) \
-	PREFETCHT0 64(PF) \
-	PREFETCHT0 128(PF) \
-	PREFETCHT0 192(PF) \
-	PREFETCHT0 256(PF) \
-	PREFETCHT0 320(PF) \
-	PREFETCHT0 384(PF) \
-	PREFETCHT0 448(PF) \
-	PREFETCHT0 512(PF) \
+	PREFETCHT1 0(PF) \
+	PREFETCHT1 64(PF) \
+	PREFETCHT1 128(PF) \
+	PREFETCHT1 192(PF) \
+	PREFETCHT1 256(PF) \
+	PREFETCHT1 320(PF) \
+	PREFETCHT1 384(PF) \
+	PREFETCHT1 448(PF) \
+	PREFETCHT1 512(PF) \
 	ADDQ       $576, PF
 
 // func fusedDot4Q4_KAVX512(groups int, w []byte, rb int, xp []byte, out *[4]float32)
