@@ -55,12 +55,13 @@ func (m *Matrix) QuantizeActs(p *kernels.Pool, xq []byte, x []float32, xStride, 
 // the cols activation columns QuantizeActs left in xq, split across the
 // pool (see kernels.MatMul).
 //
-// One column (a decode step) goes through kernels.DecodeMatVec, which gives
-// the same bits as MatMul and streams the weights faster where the CPU has
-// a four-row kernel for the type.
+// Up to kernels.DecodeMaxCols columns (a decode step, a speculative verify
+// batch, a few slots decoding together) go through kernels.DecodeMatMul,
+// which gives the same bits as MatMul and streams the weights once, four
+// rows at a time, where the CPU has four-row kernels for the type.
 func (m *Matrix) MulMat(p *kernels.Pool, dst []float32, dstStride int, xq []byte, cols int) {
-	if cols == 1 {
-		kernels.DecodeMatVec(p, m.Type, dst[:m.Rows], m.Data, xq, m.Cols)
+	if cols <= kernels.DecodeMaxCols {
+		kernels.DecodeMatMul(p, m.Type, dst, dstStride, m.Data, m.Rows, m.Cols, xq, m.ActivationBytes(), cols)
 		return
 	}
 	kernels.MatMul(p, m.Type, dst, dstStride, m.Data, m.Rows, m.Cols, xq, m.ActivationBytes(), cols)

@@ -68,3 +68,13 @@ func fusedKernel(t DType) (k fusedDotFunc, group int, prepared bool) {
 
 // fusedAVX512 reports whether the CPU runs the four-row kernels.
 var fusedAVX512 = hasAVX512() && cpuFeatures.AVX512VNNI
+
+// fusedKernels is fusedKernel plus the multi-column form of the kernel
+// where one exists (nil: DecodeMatMul runs k once per column).
+func fusedKernels(t DType) (k fusedDotFunc, kn fusedDotNFunc, group int, prepared bool) {
+	k, group, prepared = fusedKernel(t)
+	if k != nil && t == Q4_0 {
+		kn = fusedDot4xNQ4_0AVX512
+	}
+	return k, kn, group, prepared
+}

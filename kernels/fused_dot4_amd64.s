@@ -173,3 +173,146 @@ fusedDot4Q4_0AVX512_loop:
 fusedDot4Q4_0AVX512_done:
 	FINISH
 	RET
+
+// ---- Four rows against up to four columns.
+//
+// fusedDot4xNQ4_0AVX512 unpacks the nibbles of the four rows and their
+// scales once per group of four blocks; each column then runs exactly the
+// integer and float steps of fusedDot4Q4_0AVX512 above against its own
+// prepared activation, into its own chains. Used for speculative
+// verification and small batches, where the same weights meet two to
+// eight activation columns.
+
+#define ACC0 Z26
+#define ACC1 Z27
+#define ACC2 Z28
+#define ACC3 Z29
+#define SCX Z25     /* SC times one column's activation scales */
+
+#define XP0 DI
+#define XP1 SI
+#define XP2 BX
+#define XP3 DX
+#define NC AX
+
+
+// ROWN(n0, n1, xp, c): lane j of c (four int32) = partial sums of block j
+// of one row (nibbles n0, n1) against the column at xp.
+#define ROWN(n0, n1, xp, c) \
+	VPXORD     Z4, Z4, Z4 \
+	VPXORD     Z5, Z5, Z5 \
+	VPDPBUSD   0(xp), n0, Z4 \
+	VPDPBUSD   64(xp), n1, Z5 \
+	VSHUFI64X2 $0x44, Z5, Z4, Z6 \
+	VSHUFI64X2 $0xee, Z5, Z4, Z7 \
+	VPADDD     Z7, Z6, c
+
+// COLN(xp, acc): the four rows against one column, into its chains.
+#define COLN(xp, acc) \
+	ROWN(Z8, Z9, xp, C0) \
+	ROWN(Z10, Z11, xp, C1) \
+	ROWN(Z12, Z13, xp, C2) \
+	ROWN(Z14, Z15, xp, C3) \
+	TRANSPOSE4 \
+	VPSUBD      128(xp), ISUM, ISUM \
+	VCVTDQ2PS   ISUM, ISUM \
+	VMULPS      192(xp), SC, SCX \
+	VFMADD231PS SCX, ISUM, acc
+
+// STOREN(acc, y, off): out[off/4 ..] = (chain0+chain2) + (chain1+chain3)
+// of each row (FINISH of fused_dot4_amd64.s).
+#define STOREN(acc, y, off) \
+	VEXTRACTF64X4 $1, acc, Y1 \
+	VADDPS        Y1, y, Y1 \
+	VEXTRACTF128  $1, Y1, X2 \
+	VADDPS        X2, X1, X1 \
+	VMOVUPS       X1, off(TMP)
+
+// func fusedDot4xNQ4_0AVX512(groups int, w []byte, rb int, xp []byte, xs int, nc int, out *[16]float32)
+TEXT ·fusedDot4xNQ4_0AVX512(SB), NOSPLIT, $0-88
+	MOVQ  groups+0(FP), NG
+	MOVQ  w_base+8(FP), WP0
+	MOVQ  rb+32(FP), TMP
+	LEAQ  (WP0)(TMP*1), WP1
+	LEAQ  (WP1)(TMP*1), WP2
+	LEAQ  (WP2)(TMP*1), WP3
+	LEAQ  (WP3)(TMP*1), PF
+	LEAQ  (PF)(TMP*4), PF
+	MOVQ  xp_base+40(FP), XP0
+	MOVQ  xs+64(FP), TMP
+	LEAQ  (XP0)(TMP*1), XP1
+	LEAQ  (XP1)(TMP*1), XP2
+	LEAQ  (XP2)(TMP*1), XP3
+	MOVQ  nc+72(FP), NC
+	MOVL  $0x0f0f0f0f, TMP
+	VPBROADCASTD TMP, LOW4
+	VMOVDQU64 fusedScaleIdxQ4_0<>(SB), SIDX
+	MOVL  $0x1111, TMP
+	KMOVD TMP, K1
+	MOVL  $0x2222, TMP
+	KMOVD TMP, K2
+	MOVL  $0x4444, TMP
+	KMOVD TMP, K3
+	MOVL  $0x8888, TMP
+	KMOVD TMP, K4
+	VPXORD ACC0, ACC0, ACC0
+	VPXORD ACC1, ACC1, ACC1
+	VPXORD ACC2, ACC2, ACC2
+	VPXORD ACC3, ACC3, ACC3
+
+fusedDot4xNQ4_0AVX512_loop:
+	TESTQ NG, NG
+	JZ    fusedDot4xNQ4_0AVX512_done
+	PREFETCHT1 0(PF)
+	PREFETCHT1 64(PF)
+	PREFETCHT1 128(PF)
+	PREFETCHT1 192(PF)
+	PREFETCHT1 256(PF)
+	ADDQ       $288, PF
+	NIB2(WP0, 0, Z8, Y8, X8, Y0)
+	NIB2(WP0, 36, Z9, Y9, X9, Y0)
+	NIB2(WP1, 0, Z10, Y10, X10, Y0)
+	NIB2(WP1, 36, Z11, Y11, X11, Y0)
+	NIB2(WP2, 0, Z12, Y12, X12, Y0)
+	NIB2(WP2, 36, Z13, Y13, X13, Y0)
+	NIB2(WP3, 0, Z14, Y14, X14, Y0)
+	NIB2(WP3, 36, Z15, Y15, X15, Y0)
+	VPERMW.Z (WP0), SIDX, K1, Z4 // lane 4j+0 = fp16 scale of row 0, block j
+	VPERMW.Z (WP1), SIDX, K2, Z5
+	VPERMW.Z (WP2), SIDX, K3, Z6
+	VPERMW.Z (WP3), SIDX, K4, Z7
+	VPORD     Z5, Z4, Z4
+	VPORD     Z7, Z6, Z6
+	VPORD     Z6, Z4, Z4
+	VCVTPH2PS Y4, SC
+	COLN(XP0, ACC0)
+	CMPQ NC, $2
+	JLT  fusedDot4xNQ4_0AVX512_next
+	COLN(XP1, ACC1)
+	CMPQ NC, $3
+	JLT  fusedDot4xNQ4_0AVX512_next
+	COLN(XP2, ACC2)
+	CMPQ NC, $4
+	JLT  fusedDot4xNQ4_0AVX512_next
+	COLN(XP3, ACC3)
+
+fusedDot4xNQ4_0AVX512_next:
+	ADDQ $72, WP0
+	ADDQ $72, WP1
+	ADDQ $72, WP2
+	ADDQ $72, WP3
+	ADDQ $256, XP0
+	ADDQ $256, XP1
+	ADDQ $256, XP2
+	ADDQ $256, XP3
+	DECQ NG
+	JMP  fusedDot4xNQ4_0AVX512_loop
+
+fusedDot4xNQ4_0AVX512_done:
+	MOVQ out+80(FP), TMP
+	STOREN(ACC0, Y26, 0)
+	STOREN(ACC1, Y27, 16)
+	STOREN(ACC2, Y28, 32)
+	STOREN(ACC3, Y29, 48)
+	VZEROUPPER
+	RET

@@ -32,25 +32,48 @@ const (
 // MatMul) give, so decode stays batch invariant. Preconditions are those of
 // MatVecPool.
 func DecodeMatVec(p *Pool, t DType, dst []float32, w, xq []byte, n int) {
-	k, group, prepared := fusedKernel(t)
-	if k == nil || n%group != 0 || len(dst) < 4 {
-		MatVecPool(p, t, dst, w, xq, n)
+	DecodeMatMul(p, t, dst, len(dst), w, len(dst), n, xq, 0, 1)
+}
+
+// DecodeMaxCols is the largest column count DecodeMatMul streams through
+// the four-row kernels; wider products go to MatMul's GEMM tiles, which
+// reuse each weight tile across more columns.
+const DecodeMaxCols = 8
+
+// DecodeMatMul is MatMul (same arguments, same results bit for bit) for
+// the few columns of a decode step or a speculative verify batch: where the
+// CPU has four-row kernels for t and cols <= DecodeMaxCols, the weights are
+// streamed once, four rows at a time, and each group of four rows meets
+// every column while it is in registers or L1 (Q4_0: up to four columns
+// per pass share the nibble unpacking; Q4_K, Q6_K: one column per pass over
+// the L1-resident rows). Otherwise it is MatMul.
+func DecodeMatMul(p *Pool, t DType, dst []float32, dstStride int, w []byte, rows, n int, xq []byte, xStride, cols int) {
+	k, kn, group, prepared := fusedKernels(t)
+	if k == nil || n%group != 0 || rows < 4 || cols < 1 || cols > DecodeMaxCols {
+		MatMul(p, t, dst, dstStride, w, rows, n, xq, xStride, cols)
 		return
 	}
-	rb, xn := checkMatMul(t, dst, len(dst), w, len(dst), n, xq, 0, 1)
+	rb, xn := checkMatMul(t, dst, dstStride, w, rows, n, xq, xStride, cols)
 	if p == nil {
 		p = serialPool
 	}
 	p.mu.Lock()
 	f := &p.fv
+	f.xs = xStride
 	if prepared {
-		f.xp = prepareFused(f.buf(n/fusedGroupValues*fusedGroupBytes), xq[:xn], n)
+		pb := n / fusedGroupValues * fusedGroupBytes
+		buf := f.buf(cols * pb)
+		for c := range cols {
+			prepareFused(buf[c*pb:(c+1)*pb], xq[c*xStride:c*xStride+xn], n)
+		}
+		f.xp, f.xs = buf, pb
 	} else {
-		f.xp = xq[:xn]
+		f.xp = xq[:(cols-1)*xStride+xn]
 	}
-	f.dst, f.w, f.xq, f.rb, f.n, f.kern, f.vd = dst, w, xq[:xn], rb, n, k, active.vecDot[t]
+	f.dst, f.w, f.xq, f.rb, f.n, f.kern, f.kernN, f.vd = dst, w, xq, rb, n, k, kn, active.vecDot[t]
+	f.cols, f.dstStride, f.xStride = cols, dstStride, xStride
 	f.groups = n / group
-	f.plan(p.n, len(dst), len(dst)*rb)
+	f.plan(p.n, rows, rows*rb*cols)
 	if f.workers == 1 {
 		f.Run(0, 1)
 	} else {
@@ -60,19 +83,26 @@ func DecodeMatVec(p *Pool, t DType, dst []float32, w, xq []byte, n int) {
 	p.mu.Unlock()
 }
 
-// fusedTask is one DecodeMatVec; it lives in its Pool and is reused under
+// fusedDotNFunc computes four rows' dots against nc <= 4 activation
+// columns xs bytes apart, out[4c+r] (see fused_dotn_amd64.go).
+type fusedDotNFunc func(groups int, w []byte, rb int, xp []byte, xs int, nc int, out *[16]float32)
+
+// fusedTask is one DecodeMatMul; it lives in its Pool and is reused under
 // the pool's mutex, with its prepared-activation buffer.
 type fusedTask struct {
-	dst               []float32
-	w, xq, xp         []byte
-	store             []byte
-	rb, n, rows       int
-	groups            int
-	kern              fusedDotFunc
-	vd                vecDotFunc
-	workers           int
-	chunkRows, chunks int
-	next              atomic.Int64
+	dst                []float32
+	w, xq, xp          []byte
+	store              []byte
+	rb, n, rows        int
+	cols, groups       int
+	dstStride, xStride int
+	xs                 int // bytes between columns of xp
+	kern               fusedDotFunc
+	kernN              fusedDotNFunc // nil: kern once per column
+	vd                 vecDotFunc
+	workers            int
+	chunkRows, chunks  int
+	next               atomic.Int64
 }
 
 // buf returns size bytes of 64-byte aligned scratch, grown once per pool.
@@ -104,11 +134,17 @@ func (f *fusedTask) plan(nWorkers, rows, work int) {
 func (f *fusedTask) Run(_, _ int) {
 	for c := int(f.next.Add(1)) - 1; c < f.chunks; c = int(f.next.Add(1)) - 1 {
 		r0 := c * f.chunkRows
-		f.rowRange(r0, min(r0+f.chunkRows, f.rows))
+		r1 := min(r0+f.chunkRows, f.rows)
+		if f.cols == 1 {
+			f.rowRange(r0, r1)
+		} else {
+			f.rowRangeN(r0, r1)
+		}
 	}
 }
 
-// rowRange computes rows [r0, r1): four at a time, the rest one by one.
+// rowRange computes rows [r0, r1) of one column: four at a time, the rest
+// one by one.
 func (f *fusedTask) rowRange(r0, r1 int) {
 	r := r0
 	for ; r+4 <= r1; r += 4 {
@@ -116,6 +152,35 @@ func (f *fusedTask) rowRange(r0, r1 int) {
 	}
 	for ; r < r1; r++ {
 		f.dst[r] = f.vd(f.n, f.w[r*f.rb:(r+1)*f.rb], f.xq)
+	}
+}
+
+// rowRangeN computes rows [r0, r1) of every column: each four rows meet
+// the columns four at a time (kernN) or one at a time (kern), then the
+// rows left over go through VecDot.
+func (f *fusedTask) rowRangeN(r0, r1 int) {
+	var out [16]float32
+	r := r0
+	for ; r+4 <= r1; r += 4 {
+		w := f.w[r*f.rb : (r+4)*f.rb]
+		for c0 := 0; c0 < f.cols; c0 += 4 {
+			nc := min(4, f.cols-c0)
+			if f.kernN != nil {
+				f.kernN(f.groups, w, f.rb, f.xp[c0*f.xs:], f.xs, nc, &out)
+			} else {
+				for c := range nc {
+					f.kern(f.groups, w, f.rb, f.xp[(c0+c)*f.xs:], (*[4]float32)(out[4*c:4*c+4]))
+				}
+			}
+			for c := range nc {
+				copy(f.dst[(c0+c)*f.dstStride+r:(c0+c)*f.dstStride+r+4], out[4*c:4*c+4])
+			}
+		}
+	}
+	for ; r < r1; r++ {
+		for c := range f.cols {
+			f.dst[c*f.dstStride+r] = f.vd(f.n, f.w[r*f.rb:(r+1)*f.rb], f.xq[c*f.xStride:])
+		}
 	}
 }
 

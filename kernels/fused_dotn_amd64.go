@@ -1,0 +1,16 @@
+//go:build !purego
+
+package kernels
+
+// fusedDot4xNQ4_0AVX512 (fused_dotn_amd64.s): out[4c+r] = VecDot(Q4_0, n,
+// row r, column c) for the four rows starting at w (rb bytes apart) and
+// the nc <= 4 prepared activation columns starting at xp (xs bytes apart,
+// each made by prepareFused). Each (row, column) runs the steps of
+// fusedDot4Q4_0AVX512 exactly, so results have the bits of
+// vecDotQ4_0AVX512; out entries of columns >= nc are zero.
+//
+// Preconditions: those of fusedDot4Q4_0AVX512 for every column;
+// 1 <= nc <= 4; xp holds nc columns of groups·256 bytes, xs apart.
+//
+//go:noescape
+func fusedDot4xNQ4_0AVX512(groups int, w []byte, rb int, xp []byte, xs int, nc int, out *[16]float32)
