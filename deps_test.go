@@ -18,6 +18,7 @@ var allowedImports = map[string][]string{
 	"kernels/vulkan":         {"kernels", "github.com/ebitengine/purego"},
 	"gguf":                   {},
 	"kvcache":                {"kernels"},
+	"kvcache/turbo":          {"kernels", "golang.org/x/sys/cpu"},
 	"engine":                 {"kernels", "gguf", "kvcache", "engine/tokenizer", "engine/sample", "engine/chat"},
 	"engine/tokenizer":       {"gguf"},
 	"engine/sample":          {},

@@ -1,0 +1,84 @@
+package turbo
+
+// levelIndex returns the reconstruction index of v: the first i with
+// v < th[i], or len(th). The comparison is BeeLlama's strict "<", so a value
+// exactly on a threshold takes the higher index (0.0 maps to the first
+// positive level). A NaN compares false everywhere and takes the top index.
+func levelIndex(v float32, th []float32) int {
+	i := 0
+	for i < len(th) && !(v < th[i]) {
+		i++
+	}
+	return i
+}
+
+// scalarTables returns the levels and thresholds of a scalar type.
+func scalarTables(t Type) (levels, th []float32) {
+	switch t {
+	case Turbo2:
+		return centroids2[:], thresholds2[:]
+	case Turbo3:
+		return centroids3[:], thresholds3[:]
+	default:
+		return centroids4[:], thresholds4[:]
+	}
+}
+
+// encodeScalar quantizes one group (up to 128 values, zero-padded) into one
+// turbo2/3/4 block: norm, rotate, nearest level by threshold, pack, and store
+// the corrected norm n/||c|| with ||c||² summed in index order.
+func encodeScalar(t Type, b []byte, src []float32) {
+	var z [BlockSize]float32
+	n := normalizeRotate(&z, src, false)
+	levels, th := scalarTables(t)
+	clear(b[normBytes:])
+	qs := b[normBytes:]
+	var r2 float32
+	for j, v := range z {
+		idx := levelIndex(v, th)
+		c := levels[idx]
+		r2 += float32(c * c)
+		switch t {
+		case Turbo2:
+			qs[j/4] |= byte(idx) << (2 * (j % 4))
+		case Turbo3:
+			qs[j/4] |= byte(idx&3) << (2 * (j % 4))
+			qs[32+j/8] |= byte(idx>>2) << (j % 8)
+		case Turbo4:
+			qs[j/2] |= byte(idx) << (4 * (j % 2))
+		}
+	}
+	putBlockNorm(b, correctedNorm(n, r2))
+}
+
+// decodeScalar writes level[idx_j]·N for the 128 values of a turbo2/3/4
+// block, in the rotated domain.
+func decodeScalar(t Type, z *[BlockSize]float32, b []byte) {
+	n := blockNorm(b)
+	switch t {
+	case Turbo2:
+		qs := b[normBytes : normBytes+32]
+		for i, q := range qs {
+			z[4*i+0] = centroids2[q&3] * n
+			z[4*i+1] = centroids2[q>>2&3] * n
+			z[4*i+2] = centroids2[q>>4&3] * n
+			z[4*i+3] = centroids2[q>>6] * n
+		}
+	case Turbo3:
+		qs := b[normBytes : normBytes+32]
+		hi := b[normBytes+32 : normBytes+48]
+		for i, h := range hi {
+			lo := uint(qs[2*i]) | uint(qs[2*i+1])<<8
+			hb := uint(h)
+			for k := range 8 {
+				z[8*i+k] = centroids3[lo>>(2*k)&3|hb>>k&1<<2] * n
+			}
+		}
+	case Turbo4:
+		qs := b[normBytes : normBytes+64]
+		for i, q := range qs {
+			z[2*i] = centroids4[q&15] * n
+			z[2*i+1] = centroids4[q>>4] * n
+		}
+	}
+}
