@@ -70,11 +70,20 @@ func fusedKernel(t DType) (k fusedDotFunc, group int, prepared bool) {
 var fusedAVX512 = hasAVX512() && cpuFeatures.AVX512VNNI
 
 // fusedKernels is fusedKernel plus the multi-column form of the kernel
-// where one exists (nil: DecodeMatMul runs k once per column).
-func fusedKernels(t DType) (k fusedDotFunc, kn fusedDotNFunc, group int, prepared bool) {
+// and the rows it takes per call (nil: DecodeMatMul runs k once per
+// column).
+func fusedKernels(t DType) (k fusedDotFunc, kn fusedDotNFunc, knRows, group int, prepared bool) {
 	k, group, prepared = fusedKernel(t)
-	if k != nil && t == Q4_0 {
-		kn = fusedDot4xNQ4_0AVX512
+	if k == nil {
+		return nil, nil, 0, 0, false
 	}
-	return k, kn, group, prepared
+	switch t {
+	case Q4_0:
+		kn, knRows = fusedDot4xNQ4_0AVX512, 4
+	case Q4_K:
+		kn, knRows = fusedDot2xNQ4_KAVX512, 2
+	case Q6_K:
+		kn, knRows = fusedDot2xNQ6_KAVX512, 2
+	}
+	return k, kn, knRows, group, prepared
 }

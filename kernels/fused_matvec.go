@@ -48,7 +48,7 @@ const DecodeMaxCols = 8
 // per pass share the nibble unpacking; Q4_K, Q6_K: one column per pass over
 // the L1-resident rows). Otherwise it is MatMul.
 func DecodeMatMul(p *Pool, t DType, dst []float32, dstStride int, w []byte, rows, n int, xq []byte, xStride, cols int) {
-	k, kn, group, prepared := fusedKernels(t)
+	k, kn, knRows, group, prepared := fusedKernels(t)
 	if k == nil || n%group != 0 || rows < 4 || cols < 1 || cols > DecodeMaxCols {
 		MatMul(p, t, dst, dstStride, w, rows, n, xq, xStride, cols)
 		return
@@ -70,7 +70,7 @@ func DecodeMatMul(p *Pool, t DType, dst []float32, dstStride int, w []byte, rows
 	} else {
 		f.xp = xq[:(cols-1)*xStride+xn]
 	}
-	f.dst, f.w, f.xq, f.rb, f.n, f.kern, f.kernN, f.vd = dst, w, xq, rb, n, k, kn, active.vecDot[t]
+	f.dst, f.w, f.xq, f.rb, f.n, f.kern, f.kernN, f.knRows, f.vd = dst, w, xq, rb, n, k, kn, knRows, active.vecDot[t]
 	f.cols, f.dstStride, f.xStride = cols, dstStride, xStride
 	f.groups = n / group
 	f.plan(p.n, rows, rows*rb*cols)
@@ -99,6 +99,7 @@ type fusedTask struct {
 	xs                 int // bytes between columns of xp
 	kern               fusedDotFunc
 	kernN              fusedDotNFunc // nil: kern once per column
+	knRows             int           // rows per kernN call (4 or 2)
 	vd                 vecDotFunc
 	workers            int
 	chunkRows, chunks  int
@@ -155,14 +156,18 @@ func (f *fusedTask) rowRange(r0, r1 int) {
 	}
 }
 
-// rowRangeN computes rows [r0, r1) of every column: each four rows meet
-// the columns four at a time (kernN) or one at a time (kern), then the
-// rows left over go through VecDot.
+// rowRangeN computes rows [r0, r1) of every column: each knRows rows meet
+// the columns four at a time (kernN), or each four rows meet them one at
+// a time (kern); the rows left over go through VecDot.
 func (f *fusedTask) rowRangeN(r0, r1 int) {
+	step := 4
+	if f.kernN != nil {
+		step = f.knRows
+	}
 	var out [16]float32
 	r := r0
-	for ; r+4 <= r1; r += 4 {
-		w := f.w[r*f.rb : (r+4)*f.rb]
+	for ; r+step <= r1; r += step {
+		w := f.w[r*f.rb : (r+step)*f.rb]
 		for c0 := 0; c0 < f.cols; c0 += 4 {
 			nc := min(4, f.cols-c0)
 			if f.kernN != nil {
@@ -173,7 +178,8 @@ func (f *fusedTask) rowRangeN(r0, r1 int) {
 				}
 			}
 			for c := range nc {
-				copy(f.dst[(c0+c)*f.dstStride+r:(c0+c)*f.dstStride+r+4], out[4*c:4*c+4])
+				d := (c0+c)*f.dstStride + r
+				copy(f.dst[d:d+step], out[4*c:4*c+step])
 			}
 		}
 	}

@@ -7,4 +7,6 @@ package kernels
 func fusedKernel(DType) (fusedDotFunc, int, bool) { return nil, 0, false }
 
 // fusedKernels returns nil (see fusedKernel).
-func fusedKernels(DType) (fusedDotFunc, fusedDotNFunc, int, bool) { return nil, nil, 0, false }
+func fusedKernels(DType) (fusedDotFunc, fusedDotNFunc, int, int, bool) {
+	return nil, nil, 0, 0, false
+}
