@@ -1,15 +1,21 @@
 package turbo
 
 // levelIndex returns the reconstruction index of v: the first i with
-// v < th[i], or len(th). The comparison is BeeLlama's strict "<", so a value
-// exactly on a threshold takes the higher index (0.0 maps to the first
-// positive level). A NaN compares false everywhere and takes the top index.
+// v < th[i], or len(th), found by binary search over the sorted thresholds.
+// The comparison is BeeLlama's strict "<", so a value exactly on a threshold
+// takes the higher index (0.0 maps to the first positive level). A NaN
+// compares false everywhere and takes the top index.
 func levelIndex(v float32, th []float32) int {
-	i := 0
-	for i < len(th) && !(v < th[i]) {
-		i++
+	lo, hi := 0, len(th)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if v < th[mid] {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
 	}
-	return i
+	return lo
 }
 
 // scalarTables returns the levels and thresholds of a scalar type.
@@ -29,23 +35,35 @@ func scalarTables(t Type) (levels, th []float32) {
 // the corrected norm n/||c|| with ||c||² summed in index order.
 func encodeScalar(t Type, b []byte, src []float32) {
 	var z [BlockSize]float32
+	var idx [BlockSize]uint8
 	n := normalizeRotate(&z, src, false)
 	levels, th := scalarTables(t)
-	clear(b[normBytes:])
-	qs := b[normBytes:]
 	var r2 float32
 	for j, v := range z {
-		idx := levelIndex(v, th)
-		c := levels[idx]
-		r2 += float32(c * c)
-		switch t {
-		case Turbo2:
-			qs[j/4] |= byte(idx) << (2 * (j % 4))
-		case Turbo3:
-			qs[j/4] |= byte(idx&3) << (2 * (j % 4))
-			qs[32+j/8] |= byte(idx>>2) << (j % 8)
-		case Turbo4:
-			qs[j/2] |= byte(idx) << (4 * (j % 2))
+		i := levelIndex(v, th)
+		idx[j] = uint8(i)
+		r2 += float32(levels[i] * levels[i])
+	}
+	qs := b[normBytes:]
+	switch t {
+	case Turbo2:
+		for i := range 32 {
+			qs[i] = idx[4*i] | idx[4*i+1]<<2 | idx[4*i+2]<<4 | idx[4*i+3]<<6
+		}
+	case Turbo3:
+		for i := range 32 {
+			qs[i] = idx[4*i]&3 | (idx[4*i+1]&3)<<2 | (idx[4*i+2]&3)<<4 | (idx[4*i+3]&3)<<6
+		}
+		for i := range 16 {
+			var h uint8
+			for k := range 8 {
+				h |= idx[8*i+k] >> 2 << k
+			}
+			qs[32+i] = h
+		}
+	case Turbo4:
+		for i := range 64 {
+			qs[i] = idx[2*i] | idx[2*i+1]<<4
 		}
 	}
 	putBlockNorm(b, correctedNorm(n, r2))

