@@ -18,9 +18,13 @@ type AttentionScratch struct {
 
 // attnWorker is one worker's scratch for one (token, head) at a time.
 type attnWorker struct {
-	scores []float32 // one score per cached position
-	qconv  []byte    // one query head in the key cache's vec-dot format
-	probs  []byte    // probabilities in the value cache's format
+	scores []float32      // one score per cached position
+	qconv  []byte         // one query head in the key cache's vec-dot format
+	probs  []byte         // probabilities in the value cache's format
+	spans  []kvcache.Span // the sequence's runs of consecutive cells
+	rows   []float32      // attnChunk+1 value rows of one head, as float32 (see continueValues)
+	raw    []byte         // attnChunk value rows of one head, gathered as stored
+	pc     []float32      // the weights of rows
 }
 
 // NewAttentionScratch sizes scratch for nCtx positions of heads of headDim,
@@ -32,6 +36,9 @@ func NewAttentionScratch(nCtx, headDim int, typeK, typeV kvcache.Type, workers i
 			scores: make([]float32, nCtx),
 			qconv:  make([]byte, typeK.DType().VecDotType().RowBytes(headDim)),
 			probs:  make([]byte, typeV.DType().RowBytes(nCtx)),
+			rows:   make([]float32, (attnChunk+1)*headDim),
+			raw:    make([]byte, typeV.DType().RowBytes(attnChunk*headDim)),
+			pc:     make([]float32, attnChunk+1),
 		}
 	}
 	return s
@@ -139,27 +146,33 @@ func (a *attendTask) Run(worker, _ int) {
 }
 
 // head attends query head h of one token (q, out: all heads of it) over
-// the first n positions of seq. The scores have the bits of one
-// kernels.VecDot per key and the weighted sum adds the value rows in
-// position order per output element (kernels.AttnValues), so a token's
-// output does not depend on the batch it was computed in.
+// the first n positions of seq, walking the sequence's spans (runs of
+// consecutive cells; one span unless the pages are scattered). The scores
+// have the bits of one kernels.VecDot per key and the weighted sum adds the
+// value rows in position order per output element (kernels.AttnValues), so
+// a token's output depends neither on the batch it was computed in nor on
+// where the cache put its pages.
 func (a *attendTask) head(w *attnWorker, out, q []float32, seq, n, h int) {
 	hd, g := a.headDim, h/a.group
-	keys, values := a.c.Keys(a.layer, seq, n), a.c.Values(a.layer, seq, n)
+	w.spans = a.c.Spans(seq, n, w.spans)
 	scores := w.scores[:n]
 	kernels.QuantizeRow(a.kt.VecDotType(), w.qconv, q[h*hd:(h+1)*hd])
-	kernels.AttnScores(a.kt, scores, keys[g*a.kHead:], a.kRow, w.qconv, hd)
+	for _, sp := range w.spans {
+		keys := a.c.KeyCells(a.layer, sp.Cell, sp.N)
+		kernels.AttnScores(a.kt, scores[sp.Pos:sp.Pos+sp.N], keys[g*a.kHead:], a.kRow, w.qconv, hd)
+	}
 	kernels.Scale(scores, a.sh.Scale)
 	kernels.SoftMax(scores)
-	a.weightedValues(w, out[h*hd:(h+1)*hd], scores, values[g*a.vHead:])
+	a.weightedValues(w, out[h*hd:(h+1)*hd], scores, g)
 }
 
-// weightedValues sets dst = Σ_j p_j·V_j over the value rows of one head
-// (values starts at the head's first value, rows a.vRow bytes apart).
-// Each product is rounded to float32 and added in position order; an f16
-// cache fuses the multiply-add in the AVX2 kernel, which gives the same
-// bits because p is first rounded to f16 (see kernels.AttnValues).
-func (a *attendTask) weightedValues(w *attnWorker, dst, p []float32, values []byte) {
+// weightedValues sets dst = Σ_j p_j·V_j over the value rows of KV head g
+// of w.spans. Each product is rounded to float32 and added in position
+// order; an f16 cache fuses the multiply-add in the AVX2 kernel, which
+// gives the same bits because p is first rounded to f16 (see
+// kernels.AttnValues). The first span runs the kernel on the cache in
+// place; later spans continue the same sum (continueValues).
+func (a *attendTask) weightedValues(w *attnWorker, dst, p []float32, g int) {
 	if a.vt != kernels.F32 {
 		// Round the probabilities to the value format first, as ggml's
 		// mul_mat converts its f32 operand to the f16 vec-dot type.
@@ -167,5 +180,13 @@ func (a *attendTask) weightedValues(w *attnWorker, dst, p []float32, values []by
 		kernels.QuantizeRow(a.vt, pq, p)
 		kernels.DequantizeRow(a.vt, p, pq)
 	}
-	kernels.AttnValues(a.vt, dst, p, values, a.vRow)
+	first := w.spans[0]
+	values := a.c.ValueCells(a.layer, first.Cell, first.N)
+	kernels.AttnValues(a.vt, dst, p[:first.N], values[g*a.vHead:], a.vRow)
+	for _, sp := range w.spans[1:] {
+		for off := 0; off < sp.N; off += attnChunk {
+			m := min(attnChunk, sp.N-off)
+			a.continueValues(w, dst, p[sp.Pos+off:sp.Pos+off+m], sp.Cell+off, g)
+		}
+	}
 }

@@ -11,7 +11,7 @@ import (
 
 // attnFixture fills a one-layer cache of n positions with random keys and
 // values and returns it with n random query rows.
-func attnFixture(t *testing.T, typ kvcache.Type, sh AttentionShape, n int) (*kvcache.Cache, []float32) {
+func attnFixture(t testing.TB, typ kvcache.Type, sh AttentionShape, n int) (*kvcache.Cache, []float32) {
 	t.Helper()
 	nkv := sh.NHeadKV * sh.HeadDim
 	c, err := kvcache.New(kvcache.Options{NLayer: 1, NKV: nkv, NCtx: n, NSeq: 1, TypeK: typ, TypeV: typ})
@@ -25,6 +25,9 @@ func attnFixture(t *testing.T, typ kvcache.Type, sh AttentionShape, n int) (*kvc
 			x[i] = float32(r.NormFloat64())
 		}
 		return x
+	}
+	if err := c.Reserve(0, n); err != nil {
+		t.Fatal(err)
 	}
 	for p := range n {
 		c.Store(0, 0, p, rnd(nkv), rnd(nkv))

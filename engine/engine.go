@@ -63,11 +63,16 @@ type Info struct {
 
 // SessionOptions sizes a session's KV cache and scratch space.
 type SessionOptions struct {
-	NCtx   int // positions per sequence (default: min(training context, 4096))
-	NSeq   int // sequences (default 1)
-	NBatch int // maximum tokens per Decode (default 512)
-	TypeK  kvcache.Type
-	TypeV  kvcache.Type
+	NCtx int // positions per sequence (default: min(training context, 4096))
+	NSeq int // sequences (default 1)
+	// KVUnified makes the NSeq sequences share one KV pool of NCtx cells
+	// (llama.cpp's --kv-unified) instead of NCtx cells each: any sequence
+	// may grow to NCtx positions while the pool has free pages, and a
+	// Decode that needs a page when none is free fails with ErrKVPoolFull.
+	KVUnified bool
+	NBatch    int // maximum tokens per Decode (default 512)
+	TypeK     kvcache.Type
+	TypeV     kvcache.Type
 	// Threads is the number of worker threads of the forward pass (0: the
 	// process default, kernels.DefaultThreads). Sessions with the same
 	// count share one process-wide pool (kernels.SharedPool).
@@ -112,3 +117,8 @@ type Session interface {
 
 // ErrContextFull is returned by Decode when a sequence would grow past NCtx.
 var ErrContextFull = errors.New("engine: context is full")
+
+// ErrKVPoolFull is returned (wrapped) by Decode and Fork when a unified KV
+// pool has no free page for a sequence that grows; the session is
+// unchanged, and truncating another sequence frees pages.
+var ErrKVPoolFull = kvcache.ErrPoolFull

@@ -1,53 +1,105 @@
 // Package kvcache stores the attention keys and values of every layer for
 // every sequence the engine runs.
 //
-// Layout: the cache holds NSeq sequences of at most NCtx positions each. Each
-// sequence owns a contiguous region of cells, and position p of sequence s
-// lives in cell s*NCtx+p of every layer. Rows are typed (see Type): a row holds
-// the KV-head-major key (or value) vector of one position, NKV values. This
-// layout makes the engine's verbs cheap: truncating a sequence (speculative
-// rollback) only moves its length, forking copies a prefix region.
+// Layout: cells (one row per position and layer) are grouped in pages of
+// PageSize consecutive cells. Each sequence has a page table mapping its
+// logical page i (positions [i*PageSize, (i+1)*PageSize)) to a physical
+// page; position p of sequence s lives in cell table[s][p/PageSize]*PageSize
+// + p%PageSize of every layer. Rows are typed (see Type): a row holds the
+// KV-head-major key (or value) vector of one position, NKV values, in the
+// Type's encoding; nothing here reads inside a row, so new row encodings
+// plug in through Type alone.
+//
+// Two pool modes (llama.cpp's --kv-unified):
+//   - per-sequence quota (Unified false): NSeq*ceil(NCtx/PageSize) pages;
+//     sequence s prefers its "home" pages [s*q, (s+1)*q), so it stays in one
+//     contiguous run as the old fixed-region layout did, and can always
+//     reach NCtx positions.
+//   - unified (Unified true): one pool of NCtx cells (plus NSeq-1 pages of
+//     slack for the sequences' partly filled last pages) shared by all
+//     sequences; each may grow to NCtx positions while free pages last. A
+//     growth that finds no free page fails with ErrPoolFull.
+//
+// Pages are reference counted: Fork shares the source's full pages and
+// copies only its partial last page; Reserve copies a shared page before
+// the sequence writes into it (copy on write). Truncate releases the pages
+// past the new length. The engine calls Reserve before a forward pass and
+// SetLen after it; Store writes only cells that Reserve made private.
 //
 // The element types are those of llama.cpp's --cache-type-k/-v. This package
 // stores and loads rows; the attention math lives in the engine and kernels.
 package kvcache
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/waggle-llm/waggle/kernels"
 )
 
+// DefaultPageSize is the number of positions per page when Options.PageSize
+// is 0. 64 keeps a page's copy on fork small (64 rows per layer), wastes at
+// most 63 cells per sequence of a unified pool, and, because the allocator
+// keeps a sequence's pages physically adjacent, attention still sees runs
+// of many pages; see engine.BenchmarkAttendPaged for the cost per run.
+const DefaultPageSize = 64
+
 // Options sizes a cache.
 type Options struct {
 	NLayer int  // layers that have attention
 	NKV    int  // values per position and layer: n_head_kv * head_dim
-	NCtx   int  // positions per sequence
+	NCtx   int  // positions per sequence at most (unified: also the pool's cells)
 	NSeq   int  // sequences (server slots)
 	TypeK  Type // element type of keys
 	TypeV  Type // element type of values
+	// Unified shares one pool of NCtx cells among all sequences instead of
+	// giving each its own NCtx cells.
+	Unified bool
+	// PageSize is the number of positions per page (0: DefaultPageSize).
+	PageSize int
+	// Scatter is a test aid: every new page is the free page with the
+	// highest index, so a growing sequence's pages run backwards and no
+	// two are adjacent. Tests use it to check that results do not depend
+	// on page placement; it makes attention walk one span per page.
+	Scatter bool
 }
 
-// Cache is a typed KV store. It is not safe for concurrent mutation; the
-// engine serialises Decode calls per session.
+// ErrPoolFull is returned when a sequence needs a page and none is free
+// (only possible with a unified pool, or a fork into a full one).
+var ErrPoolFull = errors.New("kvcache: the KV cache pool is full")
+
+// ErrSeqFull is returned when a sequence would grow past NCtx positions.
+var ErrSeqFull = errors.New("kvcache: the sequence is full")
+
+// Cache is a typed, paged KV store. It is not safe for concurrent mutation;
+// the engine serialises Decode calls per session.
 type Cache struct {
 	opt        Options
 	rowK, rowV int      // bytes per row
-	k, v       [][]byte // per layer: NSeq*NCtx rows
+	page       int      // positions per page
+	maxPages   int      // logical pages of one sequence: ceil(NCtx/page)
+	k, v       [][]byte // per layer: nPages*page rows
 	seqLen     []int    // committed length per sequence
+	table      [][]int32
+	ref        []int32 // per physical page: referring sequences (0: free)
+	nFree      int
 }
 
-// maxCells bounds NSeq*NCtx so a hostile --ctx-size cannot ask for an
-// allocation that overflows int arithmetic.
+// maxCells bounds the cells of a cache so a hostile --ctx-size cannot ask
+// for an allocation that overflows int arithmetic.
 const maxCells = 1 << 28
 
-// New allocates a cache. Memory is NLayer*NSeq*NCtx*(rowK+rowV) bytes.
+// New allocates a cache. Memory is NLayer*NumPages()*PageSize*(rowK+rowV)
+// bytes.
 func New(o Options) (*Cache, error) {
-	if o.NLayer < 0 || o.NKV <= 0 || o.NCtx <= 0 || o.NSeq <= 0 {
-		return nil, fmt.Errorf("kvcache: invalid shape layers=%d kv=%d ctx=%d seq=%d", o.NLayer, o.NKV, o.NCtx, o.NSeq)
+	if o.PageSize == 0 {
+		o.PageSize = DefaultPageSize
 	}
-	if int64(o.NCtx)*int64(o.NSeq) > maxCells {
-		return nil, fmt.Errorf("kvcache: %d sequences of %d positions exceed the %d-cell limit", o.NSeq, o.NCtx, maxCells)
+	if o.NLayer < 0 || o.NKV <= 0 || o.NCtx <= 0 || o.NSeq <= 0 || o.PageSize < 0 {
+		return nil, fmt.Errorf("kvcache: invalid shape layers=%d kv=%d ctx=%d seq=%d page=%d", o.NLayer, o.NKV, o.NCtx, o.NSeq, o.PageSize)
+	}
+	if o.NCtx > maxCells || o.NSeq > maxCells || o.PageSize > maxCells {
+		return nil, fmt.Errorf("kvcache: %d sequences of %d positions in pages of %d exceed the %d-cell limit", o.NSeq, o.NCtx, o.PageSize, maxCells)
 	}
 	rowK, err := o.TypeK.RowBytes(o.NKV)
 	if err != nil {
@@ -57,10 +109,19 @@ func New(o Options) (*Cache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kvcache: values: %w", err)
 	}
-	c := &Cache{opt: o, rowK: rowK, rowV: rowV, seqLen: make([]int, o.NSeq)}
-	cells := o.NSeq * o.NCtx
-	c.k = make([][]byte, o.NLayer)
-	c.v = make([][]byte, o.NLayer)
+	c := &Cache{opt: o, rowK: rowK, rowV: rowV, page: o.PageSize, seqLen: make([]int, o.NSeq)}
+	c.maxPages = (o.NCtx + c.page - 1) / c.page
+	if n := poolPages(o, int64(c.maxPages)) * int64(c.page); n > maxCells {
+		return nil, fmt.Errorf("kvcache: %d sequences of %d positions (unified %v) need %d cells, over the %d-cell limit", o.NSeq, o.NCtx, o.Unified, n, maxCells)
+	}
+	nPages := int(poolPages(o, int64(c.maxPages)))
+	c.ref, c.nFree = make([]int32, nPages), nPages
+	c.table = make([][]int32, o.NSeq)
+	for s := range c.table {
+		c.table[s] = make([]int32, 0, c.maxPages)
+	}
+	cells := nPages * c.page
+	c.k, c.v = make([][]byte, o.NLayer), make([][]byte, o.NLayer)
 	for l := range o.NLayer {
 		c.k[l] = make([]byte, cells*rowK)
 		c.v[l] = make([]byte, cells*rowV)
@@ -68,21 +129,47 @@ func New(o Options) (*Cache, error) {
 	return c, nil
 }
 
-// Options returns the shape the cache was made with.
+// poolPages is the number of physical pages: each sequence's quota, or for
+// a unified pool enough pages for NCtx cells plus one partly filled last
+// page per sequence beyond the first, so any set of sequences whose lengths
+// sum to at most NCtx fits.
+func poolPages(o Options, maxPages int64) int64 {
+	if !o.Unified {
+		return int64(o.NSeq) * maxPages
+	}
+	return maxPages + int64(o.NSeq) - 1
+}
+
+// Options returns the shape the cache was made with (PageSize filled in).
 func (c *Cache) Options() Options { return c.opt }
+
+// PageSize returns the positions per page.
+func (c *Cache) PageSize() int { return c.page }
+
+// NumPages returns the physical pages of the pool.
+func (c *Cache) NumPages() int { return len(c.ref) }
+
+// FreePages returns the pages no sequence refers to.
+func (c *Cache) FreePages() int { return c.nFree }
 
 // Bytes returns the memory held by keys and values of all layers.
 func (c *Cache) Bytes() (k, v int64) {
-	cells := int64(c.opt.NSeq) * int64(c.opt.NCtx) * int64(c.opt.NLayer)
+	cells := int64(len(c.ref)) * int64(c.page) * int64(c.opt.NLayer)
 	return cells * int64(c.rowK), cells * int64(c.rowV)
 }
 
 // Len returns the number of positions stored for sequence seq.
 func (c *Cache) Len(seq int) int { return c.seqLen[seq] }
 
-// SetLen records that sequence seq now holds n positions. The engine calls it
-// after a successful forward pass; Truncate is the public way to shrink.
-func (c *Cache) SetLen(seq, n int) { c.seqLen[seq] = n }
+// SetLen records that sequence seq now holds n positions. The engine calls
+// it after a successful forward pass over positions Reserve made room for;
+// n must not exceed the reserved pages (Truncate is the way to shrink).
+func (c *Cache) SetLen(seq, n int) {
+	if n > len(c.table[seq])*c.page {
+		panic(fmt.Sprintf("kvcache: SetLen(%d, %d) beyond the %d reserved pages", seq, n, len(c.table[seq])))
+	}
+	c.seqLen[seq] = n
+}
 
 // checkSeq validates a sequence id.
 func (c *Cache) checkSeq(seq int) error {
@@ -93,7 +180,9 @@ func (c *Cache) checkSeq(seq int) error {
 }
 
 // Truncate drops positions >= pos of sequence seq (speculative rollback,
-// edited prompts). Truncating past the end is a no-op.
+// edited prompts, a finished request) and releases the pages past the new
+// length, including pages reserved beyond it. Truncating past the end
+// only releases those reserved pages.
 func (c *Cache) Truncate(seq, pos int) error {
 	if err := c.checkSeq(seq); err != nil {
 		return err
@@ -102,10 +191,14 @@ func (c *Cache) Truncate(seq, pos int) error {
 		return fmt.Errorf("kvcache: truncate sequence %d to negative position %d", seq, pos)
 	}
 	c.seqLen[seq] = min(c.seqLen[seq], pos)
+	c.release(seq, c.pagesFor(c.seqLen[seq]))
 	return nil
 }
 
 // Fork makes sequence dst a copy of the first n positions of sequence src.
+// The full pages are shared (reference counted); the partial last page is
+// copied. dst's previous pages are released first; if the copy finds no
+// free page, dst is left empty and ErrPoolFull is returned.
 func (c *Cache) Fork(src, dst, n int) error {
 	if err := c.checkSeq(src); err != nil {
 		return err
@@ -117,43 +210,50 @@ func (c *Cache) Fork(src, dst, n int) error {
 		return fmt.Errorf("kvcache: fork %d positions of sequence %d, which holds %d", n, src, c.seqLen[src])
 	}
 	if src == dst {
-		c.seqLen[dst] = n
-		return nil
+		return c.Truncate(dst, n)
 	}
-	for l := range c.opt.NLayer {
-		copy(c.region(c.k[l], c.rowK, dst, n), c.region(c.k[l], c.rowK, src, n))
-		copy(c.region(c.v[l], c.rowV, dst, n), c.region(c.v[l], c.rowV, src, n))
+	c.seqLen[dst] = 0
+	c.release(dst, 0)
+	full := n / c.page
+	for _, p := range c.table[src][:full] {
+		c.ref[p]++
+		c.table[dst] = append(c.table[dst], p)
+	}
+	if rest := n - full*c.page; rest > 0 {
+		p, ok := c.alloc(dst, full)
+		if !ok {
+			c.release(dst, 0)
+			return fmt.Errorf("%w: fork of sequence %d into %d needs a page", ErrPoolFull, src, dst)
+		}
+		c.copyRows(p, c.table[src][full], rest)
+		c.table[dst] = append(c.table[dst], p)
 	}
 	c.seqLen[dst] = n
 	return nil
 }
 
-// region returns the first n rows of sequence seq in one layer's buffer.
-func (c *Cache) region(buf []byte, row, seq, n int) []byte {
-	start := seq * c.opt.NCtx * row
-	return buf[start : start+n*row]
+// cell returns the physical cell of (seq, pos).
+func (c *Cache) cell(seq, pos int) int {
+	return int(c.table[seq][pos/c.page])*c.page + pos%c.page
 }
 
-// KeyRow returns the stored key row of (layer, seq, pos) in TypeK's encoding.
+// KeyRow returns the stored key row of (layer, seq, pos) in TypeK's
+// encoding. pos must lie in a reserved page.
 func (c *Cache) KeyRow(layer, seq, pos int) []byte {
-	off := (seq*c.opt.NCtx + pos) * c.rowK
+	off := c.cell(seq, pos) * c.rowK
 	return c.k[layer][off : off+c.rowK]
 }
 
-// ValueRow returns the stored value row of (layer, seq, pos) in TypeV's encoding.
+// ValueRow returns the stored value row of (layer, seq, pos) in TypeV's
+// encoding. pos must lie in a reserved page.
 func (c *Cache) ValueRow(layer, seq, pos int) []byte {
-	off := (seq*c.opt.NCtx + pos) * c.rowV
+	off := c.cell(seq, pos) * c.rowV
 	return c.v[layer][off : off+c.rowV]
 }
 
-// Keys returns rows [0, n) of sequence seq in one layer, contiguous.
-func (c *Cache) Keys(layer, seq, n int) []byte { return c.region(c.k[layer], c.rowK, seq, n) }
-
-// Values returns rows [0, n) of sequence seq in one layer, contiguous.
-func (c *Cache) Values(layer, seq, n int) []byte { return c.region(c.v[layer], c.rowV, seq, n) }
-
 // Store encodes key and value vectors (NKV values each) into the cells of
-// (layer, seq, pos). It does not change the sequence length.
+// (layer, seq, pos), which Reserve must have made room for. It does not
+// change the sequence length.
 func (c *Cache) Store(layer, seq, pos int, k, v []float32) {
 	kernels.QuantizeRow(c.opt.TypeK.DType(), c.KeyRow(layer, seq, pos), k)
 	kernels.QuantizeRow(c.opt.TypeV.DType(), c.ValueRow(layer, seq, pos), v)

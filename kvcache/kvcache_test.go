@@ -9,9 +9,14 @@ import (
 
 func newTestCache(t *testing.T, typ Type) *Cache {
 	t.Helper()
-	c, err := New(Options{NLayer: 2, NKV: 8, NCtx: 4, NSeq: 3, TypeK: typ, TypeV: typ})
+	c, err := New(Options{NLayer: 2, NKV: 8, NCtx: 4, NSeq: 3, TypeK: typ, TypeV: typ, PageSize: 2})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for s := range 3 {
+		if err := c.Reserve(s, 4); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return c
 }
@@ -123,7 +128,7 @@ func TestParseType(t *testing.T) {
 func TestBytes(t *testing.T) {
 	c := newTestCache(t, F16)
 	k, v := c.Bytes()
-	if want := int64(2 * 3 * 4 * 8 * 2); k != want || v != want {
+	if want := int64(2 * 3 * 4 * 8 * 2); k != want || v != want { // quota: 3 sequences of 2 pages of 2
 		t.Fatalf("Bytes() = %d, %d; want %d each", k, v, want)
 	}
 }

@@ -56,13 +56,16 @@ func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
 		return nil, fmt.Errorf("threads %d out of range [0, %d]", o.Threads, kernels.MaxThreads)
 	}
 	o.NBatch = min(o.NBatch, o.NCtx*o.NSeq)
+	if o.KVUnified {
+		o.NBatch = min(o.NBatch, o.NCtx) // the pool holds NCtx cells in all
+	}
 	for _, l := range o.CaptureLayers {
 		if l < -1 || l >= hp.nLayer {
 			return nil, fmt.Errorf("capture layer %d out of range [-1, %d)", l, hp.nLayer)
 		}
 	}
 	kvDim := hp.nHeadKV * hp.headDim
-	cache, err := kvcache.New(kvcache.Options{NLayer: hp.nLayer, NKV: kvDim, NCtx: o.NCtx, NSeq: o.NSeq, TypeK: o.TypeK, TypeV: o.TypeV})
+	cache, err := kvcache.New(kvcache.Options{NLayer: hp.nLayer, NKV: kvDim, NCtx: o.NCtx, NSeq: o.NSeq, TypeK: o.TypeK, TypeV: o.TypeV, Unified: o.KVUnified})
 	if err != nil {
 		return nil, err
 	}
@@ -159,6 +162,22 @@ func (s *session) validate(b *engine.Batch) error {
 			return fmt.Errorf("%w: sequence %d holds %d positions", engine.ErrContextFull, seq, s.opts.NCtx)
 		}
 		s.nextPos[seq]++
+	}
+	return s.reserve()
+}
+
+// reserve makes the cache room for every sequence's new positions (pages,
+// copies of shared pages). If the pool runs out (kvcache.ErrPoolFull, a
+// unified cache only) it gives back what it reserved, so the session is
+// unchanged, and returns the error, which matches engine.ErrKVPoolFull.
+func (s *session) reserve() error {
+	for seq, n := range s.nextPos {
+		if err := s.cache.Reserve(seq, n); err != nil {
+			for back := range seq {
+				_ = s.cache.Truncate(back, s.cache.Len(back)) // releases only the new pages
+			}
+			return fmt.Errorf("llama: %w", err)
+		}
 	}
 	return nil
 }
