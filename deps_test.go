@@ -23,6 +23,7 @@ var allowedImports = map[string][]string{
 	"engine/tokenizer":       {"gguf"},
 	"engine/sample":          {},
 	"engine/chat":            {"github.com/nikolalohinski/gonja/v2"},
+	"engine/perplexity":      {"engine"},
 	"engine/models/all":      {"engine/models/*"},
 	"engine/models/*":        {"engine", "kernels", "gguf", "kvcache", "engine/tokenizer"},
 	"spec":                   {"engine", "engine/sample"},

@@ -14,14 +14,15 @@ import (
 
 // cli is the command tree; each command is a struct with a Run method.
 type cli struct {
-	Serve    serveCmd    `cmd:"" help:"Serve an OpenAI-compatible HTTP API (like llama-server)."`
-	Run      runCmd      `cmd:"" help:"Generate text from a prompt."`
-	Logits   logitsCmd   `cmd:"" help:"Evaluate tokens as one batch and print the top logits of every position."`
-	Inspect  inspectCmd  `cmd:"" help:"Print a GGUF file's metadata and tensor table."`
-	Tokenize tokenizeCmd `cmd:"" help:"Tokenize text with a model's vocabulary (like llama-tokenize)."`
-	Quantize quantizeCmd `cmd:"" help:"Quantize a GGUF model like llama-quantize (no imatrix): Q4_0 … Q8_0, Q2_K … Q6_K, Q4_K_M, F16."`
-	Bench    benchCmd    `cmd:"" help:"Measure prompt processing and generation speed (llama-bench's rows)."`
-	Version  versionCmd  `cmd:"" help:"Print the version."`
+	Serve      serveCmd      `cmd:"" help:"Serve an OpenAI-compatible HTTP API (like llama-server)."`
+	Run        runCmd        `cmd:"" help:"Generate text from a prompt."`
+	Logits     logitsCmd     `cmd:"" help:"Evaluate tokens as one batch and print the top logits of every position."`
+	Inspect    inspectCmd    `cmd:"" help:"Print a GGUF file's metadata and tensor table."`
+	Tokenize   tokenizeCmd   `cmd:"" help:"Tokenize text with a model's vocabulary (like llama-tokenize)."`
+	Quantize   quantizeCmd   `cmd:"" help:"Quantize a GGUF model like llama-quantize (no imatrix): Q4_0 … Q8_0, Q2_K … Q6_K, Q4_K_M, F16."`
+	Bench      benchCmd      `cmd:"" help:"Measure prompt processing and generation speed (llama-bench's rows)."`
+	Perplexity perplexityCmd `cmd:"" help:"Perplexity of a model on a text, and KL divergence against a base run (like llama-perplexity)."`
+	Version    versionCmd    `cmd:"" help:"Print the version."`
 }
 
 func main() {
