@@ -6,12 +6,14 @@ import (
 )
 
 // AdaptiveParams configure the per-slot draft-depth controller, with
-// BeeLlama's flag names and defaults (--spec-dm-*).
+// BeeLlama's flag names and defaults (--spec-dm-*). Where Waggle's
+// controllers differ from BeeLlama's (shadow drafts instead of verified
+// probes, no warm-up by default), the comment says what the flag does here.
 type AdaptiveParams struct {
 	Enabled          bool    // --spec-dm-adaptive / --no-spec-dm-adaptive (on)
 	Controller       string  // --spec-dm-controller: profit (default) or fringe
-	ProbeInterval    int     // cycles while off before a probe (16)
-	ProbeFraction    float64 // probe depth = max(2, base×fraction) (0.25)
+	ProbeInterval    int     // plain cycles between shadows when a shadow is not cheap (16)
+	ProbeFraction    float64 // shadow horizon = max(2, base×fraction) (0.25)
 	ExploreInterval  int     // cycles between exploration drafts (12)
 	OffDwell         int     // consecutive losing cycles before switching off (8)
 	FringeMin        float64 // fringe: below this, switch off (0.30)
@@ -21,8 +23,8 @@ type AdaptiveParams struct {
 	RaiseMargin      float64 // profit: relative margin to raise depth (0.05)
 	LowerMargin      float64 // profit: relative margin to lower depth (0.05)
 	EWMAAlpha        float64 // profit: EWMA weight (0.15)
-	MinSamples       int     // profit: samples before a depth or position counts (3)
-	Warmup           int     // profit: initial full-depth cycles (0: MinSamples)
+	MinSamples       int     // profit: samples after a failed draft before speculating (3)
+	Warmup           int     // profit: initial full-depth cycles (0: none, shadows decide)
 	BaselineInterval int     // profit: active cycles between baseline re-probes (1024, 0: never)
 }
 
@@ -65,15 +67,33 @@ func (a *AdaptiveParams) Validate() error {
 }
 
 // Controller chooses a slot's draft depth cycle by cycle.
+//
+// Besides the drafts it verifies, a controller learns from shadow drafts:
+// on a cycle it runs plain (Depth 0) it may ask for a draft that is not
+// verified but compared with the tokens the target then emits. For the
+// model-free strategies a draft costs microseconds against a target step
+// of tens of milliseconds, so shadows measure acceptance for free; that is
+// what lets a controller stay off on a stream whose drafts are rejected
+// without paying for probes, and switch on within a few tokens when the
+// stream starts repeating.
 type Controller interface {
 	// Depth is the draft cap for the next cycle, at most base (the
 	// configured depth); 0 means a plain one-token step.
 	Depth(base int) int
-	// Record reports the verified cycle: k tokens drafted, m accepted.
-	Record(k, m int)
+	// Shadow is asked on a plain cycle (Depth returned 0, no shadow
+	// pending): the cap of an unverified draft to make now (0: none) and
+	// the horizon, the number of its leading tokens to judge against the
+	// emitted ones before reporting it.
+	Shadow(base int) (cap, horizon int)
+	// Record reports a draft's outcome: made under cap (the depth asked
+	// for; for a shadow, its horizon), k tokens long (at most cap; k < cap
+	// means the strategy had no more), m of them accepted (for a shadow:
+	// matched by the emitted tokens). cap 0 is a plain step.
+	Record(cap, k, m int, shadow bool)
 	// Timing reports the cycle's durations when the slot was alone in its
-	// batch (only then is the time its own): draft time and whole cycle,
-	// for a cycle that drafted k tokens (0: a plain step).
+	// batch (only then is the time its own): draft time (for a plain
+	// cycle, the shadow's) and whole cycle, for a cycle that verified k
+	// drafted tokens (0: a plain step).
 	Timing(k int, draft, cycle time.Duration)
 	// Begin marks a new request on the slot; learned statistics persist.
 	Begin()
@@ -87,8 +107,9 @@ func NewController(p AdaptiveParams) Controller {
 	return newProfit(p)
 }
 
-// ladder is BeeLlama's set of candidate depths (base is added).
-var ladder = []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16}
+// ladder is BeeLlama's set of candidate depths, extended past 16 for the
+// deep bases of ngram-mod and long copies (base is added).
+var ladder = []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 24, 32, 48, 64}
 
 // rungs returns the ladder ∩ [0, base] plus base, ascending.
 func rungs(base int, dst []int) []int {

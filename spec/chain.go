@@ -84,7 +84,9 @@ func (c *Chain) Begin(seq int, prompt []int32) {
 }
 
 // Draft fills the requests' drafts (see Strategy.Draft), trimming each to
-// its NMax and discarding drafts shorter than NMin.
+// its NMax and discarding drafts shorter than NMin. Shadow drafts (made to
+// be compared with the emitted tokens, never verified) are neither counted
+// in the statistics nor routed to Accept.
 func (c *Chain) Draft(reqs []*Request) {
 	for _, r := range reqs {
 		r.Draft = r.Draft[:0]
@@ -111,6 +113,9 @@ func (c *Chain) Draft(reqs []*Request) {
 			}
 			if len(r.Draft) < max(r.NMin, 1) {
 				r.Draft = r.Draft[:0]
+				continue
+			}
+			if r.shadow {
 				continue
 			}
 			c.setWinner(r.Seq, i)

@@ -1,5 +1,7 @@
 package spec
 
+import "time"
+
 // Test hooks: the equality tests swap in broken verification rules to
 // prove that they catch them.
 
@@ -23,3 +25,6 @@ func VerifyAcceptAll(sp *Speculator, sl *Slot, row int, draft []int32, out []int
 
 // ChainStrategies exposes a chain's strategies.
 func ChainStrategies(c *Chain) []Strategy { return c.strats }
+
+// SetClock replaces the clock sp's controllers are timed with.
+func SetClock(sp *Speculator, now func() time.Time) { sp.now = now }

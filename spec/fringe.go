@@ -18,6 +18,11 @@ type cycle struct{ k, m int }
 // at the new positions in the current epoch; a demotion starts a new epoch.
 // Below base it drafts at full depth every ExploreInterval cycles to learn
 // about the positions it does not reach.
+//
+// Unlike BeeLlama's it starts off, and while off it learns from shadow
+// drafts (see Controller) instead of verified probes, so a stream whose
+// drafts are rejected costs no verification at all; shadows are rationed
+// by cost as in the profit controller.
 type fringe struct {
 	p         AdaptiveParams
 	base, cur int
@@ -25,25 +30,34 @@ type fringe struct {
 	nRing     int
 	reached   [maxDepth]int // current epoch
 	accepted  [maxDepth]int
-	lows, off int
+	lows      int
 	sinceExpl int
+	gate      shadowGate
 }
 
 func newFringe(p AdaptiveParams) *fringe { return &fringe{p: p, base: -1} }
 
-func (c *fringe) Begin()                                 {}
-func (c *fringe) Timing(k int, draft, cyc time.Duration) {}
+func (c *fringe) Begin() {}
+
+func (c *fringe) Timing(k int, draft, cyc time.Duration) {
+	if k == 0 {
+		c.gate.timing(draft, cyc, c.p.EWMAAlpha)
+	}
+}
+
+func (c *fringe) Shadow(base int) (int, int) {
+	if c.base < 0 || !c.gate.allow(&c.p) {
+		return 0, 0
+	}
+	return c.base, probeDepth(c.base, c.p.ProbeFraction)
+}
 
 func (c *fringe) Depth(base int) int {
 	base = min(base, maxDepth)
 	if base != c.base {
-		*c = fringe{p: c.p, base: base, cur: base}
+		*c = fringe{p: c.p, base: base}
 	}
 	if c.cur == 0 {
-		c.off++
-		if c.off%c.p.ProbeInterval == 0 {
-			return probeDepth(base, c.p.ProbeFraction)
-		}
 		return 0
 	}
 	if c.cur < base {
@@ -56,8 +70,8 @@ func (c *fringe) Depth(base int) int {
 	return c.cur
 }
 
-func (c *fringe) Record(k, m int) {
-	if k == 0 {
+func (c *fringe) Record(cap, k, m int, shadow bool) {
+	if k == 0 || c.base <= 0 {
 		return
 	}
 	c.ring[c.nRing%fringeRing] = cycle{k, m}
@@ -114,7 +128,7 @@ func (c *fringe) decide() {
 	if f < lo {
 		c.lows++
 		if c.lows >= c.p.OffDwell && c.cur != 0 {
-			c.cur, c.lows, c.off = 0, 0, 0
+			c.cur, c.lows = 0, 0
 			c.newEpoch()
 		}
 		return

@@ -1,9 +1,28 @@
 package spec
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // maxDepth bounds what the controllers track (BeeLlama: 128).
 const maxDepth = 128
+
+const (
+	// priorSlope is what verifying one more drafted token is assumed to
+	// cost, as a fraction of a plain step, until a drafted length has been
+	// measured: pessimistic for a memory-bound multi-column kernel (a few
+	// per cent), optimistic for a compute-bound one (up to 1). The first
+	// verified cycle replaces it with a measurement.
+	priorSlope = 0.5
+	// shadowBudget is the share of a plain step a shadow draft may cost
+	// before shadows are rationed (a draft model drafting a few tokens).
+	shadowBudget = 0.02
+	// shadowHorizon is how many leading tokens of a shadow draft the
+	// profit controller judges: two tell a loop's start from noise, and
+	// every token waited for is a plain step not taken at depth.
+	shadowHorizon = 2
+)
 
 // ewma is an exponentially weighted mean; the first sample initialises it.
 type ewma struct {
@@ -20,179 +39,299 @@ func (e *ewma) add(x, alpha float64) {
 	e.n++
 }
 
-// profit is BeeLlama's profit controller: it scores every candidate depth
-// by expected tokens per second, (1 + E[accepted]) / cycle time, from EWMAs
-// of per-position survival (P(accepted > p)) and of cycle time per draft
-// length, against a measured no-speculation baseline, and moves the depth
-// with hysteresis. Speculation is switched off after OffDwell losing
-// cycles and re-probed every ProbeInterval cycles while off. The EWMAs
-// survive Begin (continuation prompts on the same slot); a change of base
-// depth wipes them.
+// shadowGate rations shadow drafts by what they cost: every plain cycle
+// when a shadow costs at most shadowBudget of a plain step (model-free
+// strategies), else one every max(ProbeInterval, cost/(budget×step))
+// plain cycles, so that shadows never take more than about shadowBudget of
+// the time (plus one unmeasured shadow at the start).
+type shadowGate struct {
+	step, cost ewma // plain step without the shadow, shadow draft (ms)
+	since      int  // plain cycles since the last shadow
+	asked      bool // this cycle made a shadow
+}
+
+func (g *shadowGate) allow(p *AdaptiveParams) bool {
+	g.since++
+	if g.cost.n > 0 && g.step.n > 0 && g.cost.v > shadowBudget*g.step.v {
+		every := max(p.ProbeInterval, int(math.Ceil(g.cost.v/(shadowBudget*g.step.v))))
+		if g.since < every {
+			return false
+		}
+	}
+	g.since, g.asked = 0, true
+	return true
+}
+
+// timing takes a plain cycle's durations (k == 0).
+func (g *shadowGate) timing(draft, cycle time.Duration, alpha float64) {
+	if g.asked {
+		g.cost.add(ms(draft), alpha)
+		cycle -= draft
+	}
+	g.step.add(ms(cycle), alpha)
+	g.asked = false
+}
+
+// Regimes: the profit controller keeps separate statistics for drafts made
+// right after a draft that was accepted whole (hot: the stream is copying
+// or looping) and after one that was cut short or at the start (cold).
+// Acceptance is strongly autocorrelated (a loop goes on until it breaks),
+// and pooling the two would keep speculating deep through every break.
+const (
+	cold = 0
+	hot  = 1
+)
+
+// regimeStat is what the profit controller knows about one regime: per
+// draft position, an EWMA of "the draft reached it" over drafts whose cap
+// went past it; and EWMAs of accepted tokens and of rejections per draft,
+// from which the per-token acceptance q is estimated as
+// accepted / (accepted + rejections), the maximum-likelihood continuation
+// probability of a run of accepted tokens. One q for every position (a
+// geometric model) is what a draft accepted to its cap needs: it says
+// nothing about deeper positions, and per-position estimates there would
+// stay as stale as the last failure left them.
+type regimeStat struct {
+	reach     [maxDepth]ewma
+	acc, fail ewma
+}
+
+// q is the per-token acceptance from the regimes given, with one
+// pseudo-accepted token as prior (no evidence: acceptance) and each EWMA
+// counted as at most 1/alpha samples.
+func q(alpha float64, rs ...*regimeStat) float64 {
+	num, den := 1.0, 1.0
+	for _, r := range rs {
+		n := min(float64(r.acc.n), 1/alpha)
+		num += n * r.acc.v
+		den += n * (r.acc.v + r.fail.v)
+	}
+	return num / den
+}
+
+// profit is the profit controller. It scores every candidate depth n by
+// expected tokens per millisecond, (1 + E[accepted | cap n]) / E[cycle ms |
+// cap n], against the measured plain step, and runs the best depth when it
+// beats plain by ProfitMin, in the current regime.
+//
+//   - Acceptance, per regime, from verified and shadow drafts alike: the
+//     per-token acceptance q (see regimeStat) and, per position p, how
+//     often drafts reach p (a draft shorter than its cap says the same for
+//     every deeper cap; positions never measured take the value of the
+//     deepest measured one). E[accepted | cap n] = Σ_{p<n} reach(p)·q^(p+1).
+//   - Cost: an EWMA of whole-cycle time per verified draft length, linearly
+//     interpolated between measured lengths, extrapolated with the measured
+//     mean slope, priorSlope before any measurement; the plain step is
+//     measured without the shadow's draft time.
+//   - While off it asks for a shadow draft every plain cycle (see
+//     shadowGate), judged on its first max(2, base×ProbeFraction) tokens:
+//     no verification is spent on a stream whose drafts are wrong, and a
+//     fully matching shadow switches to the hot regime, which speculates at
+//     the best depth at once (on its first visit with an optimistic prior:
+//     the draft that just matched goes on matching). The cold regime
+//     speculates only after MinSamples samples say it pays.
+//   - Hysteresis: on at ProfitMin above plain; off at once when no depth
+//     beats plain, after OffDwell cycles when the best is within ProfitMin
+//     of it; depth changes need RaiseMargin / LowerMargin. While on below
+//     base it tries one rung deeper every ExploreInterval cycles, since a
+//     draft accepted to its cap says nothing about deeper positions; every
+//     BaselineInterval cycles on it runs one plain step to refresh the
+//     baseline.
+//
+// Statistics survive Begin (continuation prompts on the same slot, as
+// BeeLlama keeps its EWMAs on the server slot); a change of base depth
+// wipes them.
 type profit struct {
-	p        AdaptiveParams
-	base     int
-	surv     [maxDepth]ewma
-	cyc      [maxDepth + 1]ewma // whole cycle ms by drafted length (0: baseline)
-	drf      [maxDepth + 1]ewma // draft ms by drafted length
-	cur      int
-	losses   int
-	off      int // cycles spent off
-	explore  int // cycles since the last exploration
-	explores int
-	active   int // cycles spent on
-	warmup   int
-	rs       []int
+	p       AdaptiveParams
+	base    int
+	rs      []int
+	st      [2]regimeStat
+	cyc     [maxDepth + 1]ewma // cycle ms by verified draft length (0 unused: gate.step)
+	gate    shadowGate
+	regime  int
+	shadowR int    // regime a pending shadow was drafted in
+	cur     [2]int // depth chosen per regime (0: off)
+	losses  int
+	active  int // cycles spent on
+	explore int // cycles on since the last exploration
+	warmup  int
 }
 
 func newProfit(p AdaptiveParams) *profit { return &profit{p: p, base: -1} }
 
 func (c *profit) wipe(base int) {
-	*c = profit{p: c.p, base: base, cur: base, rs: rungs(base, c.rs)}
-	c.warmup = c.p.Warmup
-	if c.warmup == 0 {
-		c.warmup = c.p.MinSamples
-	}
+	*c = profit{p: c.p, base: base, rs: rungs(base, c.rs), warmup: c.p.Warmup}
 }
 
-// Begin keeps the statistics; only per-request counters restart.
-func (c *profit) Begin() { c.losses, c.explore = 0, 0 }
+// Begin keeps the statistics; a new prompt starts cold.
+func (c *profit) Begin() { c.regime, c.losses, c.explore = cold, 0, 0 }
 
 func (c *profit) Depth(base int) int {
 	base = min(base, maxDepth)
 	if base != c.base {
 		c.wipe(base)
 	}
-	switch {
-	case c.cyc[0].n < c.p.MinSamples:
-		return 0 // measure the baseline first
-	case c.warmup > 0:
+	if c.warmup > 0 {
 		c.warmup--
 		return base
-	case c.cur == 0:
-		c.off++
-		if c.off%c.p.ProbeInterval == 0 {
-			return probeDepth(base, c.p.ProbeFraction)
-		}
+	}
+	c.decide()
+	n := c.cur[c.regime]
+	if n == 0 {
 		return 0
 	}
 	c.active++
 	if c.p.BaselineInterval > 0 && c.active%c.p.BaselineInterval == 0 {
 		return 0
 	}
-	c.explore++
-	if c.explore >= c.p.ExploreInterval {
-		c.explore = 0
-		c.explores++
-		if c.explores%4 == 0 {
-			return base
+	if n < base {
+		c.explore++
+		if c.explore >= c.p.ExploreInterval {
+			c.explore = 0
+			return c.rs[min(rungIndex(c.rs, n)+1, len(c.rs)-1)]
 		}
-		return c.rs[min(rungIndex(c.rs, c.cur)+1, len(c.rs)-1)]
 	}
-	return c.cur
+	return n
 }
 
-func (c *profit) Record(k, m int) {
-	for p := range min(k, maxDepth) {
-		x := 0.0
-		if m > p {
-			x = 1
-		}
-		c.surv[p].add(x, c.p.EWMAAlpha)
+func (c *profit) Shadow(base int) (int, int) {
+	if c.base < 0 || !c.gate.allow(&c.p) {
+		return 0, 0
 	}
-	c.decide()
+	c.shadowR = c.regime
+	return c.base, min(c.base, shadowHorizon)
+}
+
+func (c *profit) Record(cap, k, m int, shadow bool) {
+	if cap <= 0 || c.base <= 0 {
+		return
+	}
+	h := c.regime
+	if shadow {
+		h = c.shadowR
+	}
+	a := c.p.EWMAAlpha
+	st := &c.st[h]
+	for p := range c.base {
+		switch {
+		case p < cap:
+			st.reach[p].add(b2f(p < k), a)
+		case k < cap: // the strategy had no more: the same at any cap
+			st.reach[p].add(0, a)
+		}
+	}
+	if k > 0 {
+		st.acc.add(float64(m), a)
+		st.fail.add(b2f(m < k), a)
+		c.regime = cold
+		if m == k {
+			c.regime = hot
+		}
+	}
 }
 
 func (c *profit) Timing(k int, draft, cycle time.Duration) {
-	if k > maxDepth {
-		return
+	switch {
+	case k == 0:
+		c.gate.timing(draft, cycle, c.p.EWMAAlpha)
+	case k <= maxDepth:
+		c.cyc[k].add(ms(cycle), c.p.EWMAAlpha)
 	}
-	c.cyc[k].add(float64(cycle)/1e6, c.p.EWMAAlpha)
-	c.drf[k].add(float64(draft)/1e6, c.p.EWMAAlpha)
 }
 
-// score is the expected tokens per second at depth n, if known.
-func (c *profit) score(n int) (float64, bool) {
-	if n == 0 {
-		if c.cyc[0].n < c.p.MinSamples || c.cyc[0].v <= 0 {
-			return 0, false
-		}
-		return 1000 / c.cyc[0].v, true
-	}
-	e := 1.0
-	for p := range n {
-		if c.surv[p].n < c.p.MinSamples {
-			return 0, false
-		}
-		e += c.surv[p].v
-	}
-	ms, ok := c.cycleMS(n)
-	if !ok || ms <= 0 {
+// rate is the expected tokens per millisecond at cap n in regime h.
+func (c *profit) rate(h, n int) (float64, bool) {
+	st := &c.st[h]
+	if h == cold && st.reach[0].n < c.p.MinSamples {
 		return 0, false
 	}
-	return e * 1000 / ms, true
+	// A regime without acceptance data borrows both regimes' pooled
+	// estimate (a single lucky match must not buy a deep draft), and the
+	// other regime's reach.
+	qv, rst := q(c.p.EWMAAlpha, st), st
+	if st.acc.n == 0 {
+		qv, rst = q(c.p.EWMAAlpha, &c.st[cold], &c.st[hot]), &c.st[1-h]
+	}
+	gain, klen, qp, reach := 1.0, 0.0, 1.0, 1.0
+	for p := range min(n, c.base) {
+		if st.reach[p].n > 0 {
+			reach = st.reach[p].v
+		} else if rst.reach[p].n > 0 {
+			reach = rst.reach[p].v
+		}
+		qp *= qv
+		gain += reach * qp
+		klen += reach
+	}
+	return gain / c.cost(klen), true
 }
 
-// cycleMS is depth n's cycle time, measured or extrapolated from the
-// nearest measured depth d: n×(draft_d/d) + (cycle_d − draft_d).
-func (c *profit) cycleMS(n int) (float64, bool) {
-	if c.cyc[n].n >= c.p.MinSamples {
-		return c.cyc[n].v, true
+// cost is the expected cycle time in ms for a verified draft of x tokens.
+func (c *profit) cost(x float64) float64 {
+	t0 := c.gate.step.v
+	if x <= 0 {
+		return t0
 	}
-	best := -1
-	for d := 1; d <= maxDepth; d++ {
-		if c.cyc[d].n >= c.p.MinSamples && (best < 0 || abs(d-n) < abs(best-n)) {
-			best = d
+	lo, tlo, hi := 0, t0, -1
+	for k := 1; k <= c.base; k++ {
+		if c.cyc[k].n == 0 {
+			continue
+		}
+		if float64(k) <= x {
+			lo, tlo = k, c.cyc[k].v
+		} else {
+			hi = k
+			break
 		}
 	}
-	if best < 0 {
-		return 0, false
+	if hi > 0 {
+		return tlo + (x-float64(lo))*(c.cyc[hi].v-tlo)/float64(hi-lo)
 	}
-	per := c.drf[best].v / float64(best)
-	return float64(n)*per + c.cyc[best].v - c.drf[best].v, true
+	slope := priorSlope * t0
+	if lo > 0 {
+		slope = max(0, (tlo-t0)/float64(lo))
+	}
+	return tlo + (x-float64(lo))*slope
 }
 
+// decide updates the current regime's depth.
 func (c *profit) decide() {
-	if c.base < 0 || c.warmup > 0 {
-		return
+	if c.gate.step.n == 0 || c.gate.step.v <= 0 {
+		return // no baseline yet: plain steps measure it
 	}
-	baseScore, ok := c.score(0)
-	if !ok {
-		return
-	}
-	best, bestScore := 0, baseScore
-	for _, n := range c.rs {
-		if s, ok := c.score(n); ok && n > 0 && s > bestScore {
-			best, bestScore = n, s
+	h := c.regime
+	r0 := 1 / c.gate.step.v
+	best, bestR := 0, r0
+	for _, n := range c.rs[1:] {
+		if r, ok := c.rate(h, n); ok && r > bestR {
+			best, bestR = n, r
 		}
 	}
-	if best == 0 || bestScore < baseScore*(1+c.p.ProfitMin) {
+	cur := c.cur[h]
+	switch {
+	case cur == 0:
+		if best > 0 && bestR >= r0*(1+c.p.ProfitMin) {
+			c.cur[h], c.losses = best, 0
+		}
+	case best == 0:
+		c.cur[h], c.losses = 0, 0
+	case bestR < r0*(1+c.p.ProfitMin):
 		c.losses++
 		if c.losses >= c.p.OffDwell {
-			c.cur, c.losses, c.off = 0, 0, 0
+			c.cur[h], c.losses = 0, 0
 		}
-		return
-	}
-	c.losses = 0
-	if c.cur == 0 {
-		c.cur = best
-		return
-	}
-	curScore, ok := c.score(c.cur)
-	if !ok {
-		curScore = baseScore
-	}
-	i, j := rungIndex(c.rs, c.cur), rungIndex(c.rs, best)
-	switch {
-	case best > c.cur && bestScore >= curScore*(1+c.p.RaiseMargin):
-		c.cur = c.rs[min(i+2, j)]
-	case best < c.cur && bestScore >= curScore*(1+c.p.LowerMargin):
-		c.cur = c.rs[max(i-1, j)]
+	default:
+		c.losses = 0
+		curR, ok := c.rate(h, cur)
+		if !ok || best > cur && bestR >= curR*(1+c.p.RaiseMargin) || best < cur && bestR >= curR*(1+c.p.LowerMargin) {
+			c.cur[h] = best
+		}
 	}
 }
 
-func abs(x int) int {
-	if x < 0 {
-		return -x
+func b2f(b bool) float64 {
+	if b {
+		return 1
 	}
-	return x
+	return 0
 }

@@ -37,6 +37,16 @@ type Slot struct {
 	ctl    Controller
 	req    Request
 	lastK  int // draft length of the last cycle
+	// lastCap is the draft cap of this cycle when the controller chose
+	// one (0: a plain step).
+	lastCap int
+
+	// A shadow draft (see Controller.Shadow): shadow[j] predicts
+	// tokens[shadowAt+j]; it is judged on its first shadowHz tokens.
+	// Empty: none pending.
+	shadow   []int32
+	shadowAt int
+	shadowHz int
 }
 
 // Tokens returns the sequence so far (prompt and generated), aliasing the

@@ -28,6 +28,8 @@ type Speculator struct {
 	vtoks    []int32
 	vrow     int
 	logitsAt func(i int) []float32
+	// now is the clock the controllers' timings read (tests use a fake).
+	now func() time.Time
 	// verify is the verification rule; tests swap in broken ones to prove
 	// that the equality test catches them.
 	verify func(sp *Speculator, sl *Slot, row int, draft []int32, out []int32) []int32
@@ -36,7 +38,7 @@ type Speculator struct {
 // New returns a Speculator over sess with chain (which may be nil) and the
 // adaptive settings and base depth of cfg.
 func New(sess engine.Session, chain *Chain, cfg *Config) *Speculator {
-	sp := &Speculator{Sess: sess, Chain: chain, verify: verifyRows}
+	sp := &Speculator{Sess: sess, Chain: chain, verify: verifyRows, now: time.Now}
 	if cfg != nil {
 		sp.Adaptive, sp.Base = cfg.Adaptive, cfg.BaseDepth()
 	}
@@ -84,6 +86,7 @@ func (sp *Speculator) Start(sl *Slot, prompt []int32) (int32, error) {
 	}
 	sl.tokens = append(sl.tokens[:0], prompt...)
 	sl.nGen, sl.done, sl.DraftN, sl.DraftAccepted = 0, false, 0, 0
+	sl.shadow = sl.shadow[:0]
 	if sp.Chain.Len() > 0 {
 		sp.Chain.Begin(int(sl.Seq), prompt)
 	}
@@ -108,6 +111,7 @@ func (sp *Speculator) setup(sl *Slot) error {
 	}
 	if cap(sl.req.Draft) == 0 {
 		sl.req.Draft = make([]int32, 0, sp.Sess.Options().NBatch)
+		sl.shadow = make([]int32, 0, sp.Sess.Options().NBatch)
 	}
 	return nil
 }
@@ -165,6 +169,9 @@ func (sp *Speculator) prefill(seq int32, prompt []int32) error {
 
 // push appends an emitted token and updates the stop conditions.
 func (sp *Speculator) push(sl *Slot, tok int32) {
+	if len(sl.shadow) > 0 {
+		sp.judgeShadow(sl, tok)
+	}
 	sl.tokens = append(sl.tokens, tok)
 	sl.nGen++
 	if sl.NPredict >= 0 && sl.nGen >= sl.NPredict {
@@ -175,6 +182,29 @@ func (sp *Speculator) push(sl *Slot, tok int32) {
 	}
 	if sl.NPast() >= sp.Sess.Options().NCtx {
 		sl.done = true // the last token cannot be evaluated: the context is full
+	}
+}
+
+// judgeShadow compares the pending shadow draft with the token about to be
+// appended and reports the shadow to the controller at the first mismatch
+// or once its horizon has matched.
+func (sp *Speculator) judgeShadow(sl *Slot, tok int32) {
+	j := len(sl.tokens) - sl.shadowAt
+	k := min(len(sl.shadow), sl.shadowHz)
+	if j < 0 || j >= k { // cannot happen: resolved at k
+		sl.shadow = sl.shadow[:0]
+		return
+	}
+	if sl.shadow[j] == tok && j+1 < k {
+		return
+	}
+	m := j
+	if sl.shadow[j] == tok {
+		m = k
+	}
+	sl.shadow = sl.shadow[:0]
+	if sl.ctl != nil {
+		sl.ctl.Record(sl.shadowHz, k, m, true)
 	}
 }
 
@@ -189,7 +219,7 @@ var errNoSlots = errors.New("spec: no active slot")
 // that slot at that token (later tokens of the cycle are dropped and their
 // cells removed).
 func (sp *Speculator) Step(slots []*Slot, emit func(sl *Slot, tok int32) bool) error {
-	t0 := time.Now()
+	t0 := sp.now()
 	sp.active = sp.active[:0]
 	for _, sl := range slots {
 		if !sl.done {
@@ -200,7 +230,7 @@ func (sp *Speculator) Step(slots []*Slot, emit func(sl *Slot, tok int32) bool) e
 		return errNoSlots
 	}
 	sp.draftAll()
-	tDraft := time.Since(t0)
+	tDraft := sp.now().Sub(t0)
 	sp.buildBatch()
 	if err := sp.Sess.Decode(&sp.batch); err != nil {
 		return err
@@ -219,39 +249,69 @@ func (sp *Speculator) Step(slots []*Slot, emit func(sl *Slot, tok int32) bool) e
 	if len(sp.active) == 1 {
 		sl := sp.active[0]
 		if sl.ctl != nil {
-			sl.ctl.Timing(sl.lastK, tDraft, time.Since(t0))
+			sl.ctl.Timing(sl.lastK, tDraft, sp.now().Sub(t0))
 		}
 	}
 	return nil
 }
 
-// draftAll asks the chain for drafts for every active slot with a cap > 0.
+// draftAll asks the chain for drafts for every active slot with a cap > 0,
+// and for shadow drafts for the slots whose controller runs this cycle
+// plain and wants one; shadows are moved out of the request, so the verify
+// batch never sees them.
 func (sp *Speculator) draftAll() {
 	sp.reqs = sp.reqs[:0]
 	budget := sp.Sess.Options().NBatch - len(sp.active)
 	for _, sl := range sp.active {
 		r := &sl.req
-		r.Draft = r.Draft[:0]
-		n := sp.depth(sl)
-		n = min(n, budget)
-		if n <= 0 || sl.mask == 0 {
+		r.Draft, r.shadow = r.Draft[:0], false
+		if sl.mask == 0 {
 			continue
 		}
-		budget -= n
+		n, base := sp.depth(sl)
+		if n == 0 && base > 0 && len(sl.shadow) == 0 {
+			if c, hz := sl.ctl.Shadow(base); c > 0 && hz > 0 {
+				r.shadow, n, sl.shadowHz = true, min(c, cap(r.Draft)), hz
+			}
+		} else {
+			n = min(n, budget)
+			budget -= max(n, 0)
+			if sl.lastCap > 0 {
+				sl.lastCap = max(n, 0)
+			}
+		}
+		if n <= 0 {
+			continue
+		}
 		r.Seq, r.NMax, r.NMin = int(sl.Seq), n, sl.Opts.NMin
 		r.History, r.Last, r.NPast = sl.tokens[:len(sl.tokens)-1], sl.tokens[len(sl.tokens)-1], len(sl.tokens)-1
 		r.mask = sl.mask
 		sp.reqs = append(sp.reqs, r)
 	}
-	if len(sp.reqs) > 0 {
-		sp.Chain.Draft(sp.reqs)
+	if len(sp.reqs) == 0 {
+		return
+	}
+	sp.Chain.Draft(sp.reqs)
+	for _, r := range sp.reqs {
+		if !r.shadow {
+			continue
+		}
+		for _, sl := range sp.active {
+			if &sl.req == r {
+				sl.shadow = append(sl.shadow[:0], r.Draft...)
+				sl.shadowAt = len(sl.tokens)
+			}
+		}
+		r.Draft, r.shadow = r.Draft[:0], false
 	}
 }
 
 // depth is the draft cap for sl this cycle: the context room, the tokens
 // left to generate, the request's n_max, and the adaptive controller.
-func (sp *Speculator) depth(sl *Slot) int {
-	n := sp.Sess.Options().NCtx - sl.NPast() - 1
+// ctlBase is the base depth when the controller chose a plain step (so a
+// shadow draft may be asked for), else 0.
+func (sp *Speculator) depth(sl *Slot) (n, ctlBase int) {
+	n = sp.Sess.Options().NCtx - sl.NPast() - 1
 	if sl.NPredict >= 0 {
 		n = min(n, sl.NPredict-sl.nGen-1)
 	}
@@ -261,9 +321,14 @@ func (sp *Speculator) depth(sl *Slot) int {
 	}
 	n = min(n, base)
 	if sl.ctl != nil && n > 0 {
-		n = min(n, sl.ctl.Depth(base))
+		d := sl.ctl.Depth(base)
+		if d == 0 {
+			return 0, base
+		}
+		n = min(n, d)
+		sl.lastCap = n
 	}
-	return n
+	return n, 0
 }
 
 func (sp *Speculator) buildBatch() {
@@ -294,7 +359,12 @@ func (sp *Speculator) finish(sl *Slot, row int, emit func(*Slot, int32) bool) er
 		sp.verified(sl, row, k, m)
 	}
 	if sl.ctl != nil {
-		sl.ctl.Record(k, m)
+		c := 0
+		if sl.lastCap > 0 {
+			c = max(sl.lastCap, k)
+		}
+		sl.ctl.Record(c, k, m, false)
+		sl.lastCap = 0
 	}
 	for _, tok := range sp.out {
 		sp.push(sl, tok)

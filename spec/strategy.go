@@ -46,7 +46,8 @@ type Request struct {
 	// Draft is the output.
 	Draft []int32
 
-	mask uint64 // chain strategies allowed (bit i); 0 means all
+	mask   uint64 // chain strategies allowed (bit i); 0 means all
+	shadow bool   // a shadow draft: not verified, not counted, no Accept
 }
 
 // Context returns the token at index i of History followed by Last.

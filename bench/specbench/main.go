@@ -55,9 +55,18 @@ func main() {
 	n := flag.Int("n", 128, "tokens to generate")
 	rounds := flag.Int("rounds", 3, "interleaved rounds")
 	types := flag.String("types", "ngram-simple,ngram-map-k,ngram-map-k4v,ngram-mod,ngram-cache,copyspec,suffix,recycle", "strategies, comma-separated")
+	vc := flag.Bool("verify-cost", false, "only measure the Decode time of k+1 tokens against 1 token")
 	flag.Parse()
 	if len(models) == 0 {
 		fail(fmt.Errorf("give at least one -m"))
+	}
+	if *vc {
+		for _, m := range models {
+			if err := verifyCost(m, prompts["repeating"], *threads, max(*rounds, 5), verifyKs); err != nil {
+				fail(err)
+			}
+		}
+		return
 	}
 	if *waggle == "" {
 		dir, err := os.MkdirTemp("", "specbench")
