@@ -2,7 +2,10 @@ package turbo
 
 // Pure-Go block kernels for DotKey and AccumulateValue. Each product is
 // rounded to float32 explicitly, so no target fuses it into an FMA and the
-// results have the same bits on every architecture.
+// results have the same bits on every architecture. They are the reference
+// the AVX2 kernels (attn_amd64.s) are tested against; turbo3 and turbo3_tcq
+// reach them through dotTurbo3, axpyTurbo3, dotTCQ3 and axpyTCQ3, which pick
+// the implementation (attn_amd64.go, attn_noasm.go).
 
 func dotTurbo2(q *[BlockSize]float32, b []byte) float32 {
 	qs := b[normBytes : normBytes+32]
@@ -15,16 +18,26 @@ func dotTurbo2(q *[BlockSize]float32, b []byte) float32 {
 	return s
 }
 
-func dotTurbo3(q *[BlockSize]float32, b []byte) float32 {
+// turbo3Indices returns the eight 3-bit indices of values 8i..8i+7: the low
+// bits from qs[2i], qs[2i+1] (2 per value), bit 2 from signs byte h.
+func turbo3Indices(lo0, lo1, h byte) [8]uint8 {
+	return [8]uint8{
+		lo0&3 | h<<2&4, lo0>>2&3 | h<<1&4, lo0>>4&3 | h&4, lo0>>6 | h>>1&4,
+		lo1&3 | h>>2&4, lo1>>2&3 | h>>3&4, lo1>>4&3 | h>>4&4, lo1>>6 | h>>5&4,
+	}
+}
+
+func dotTurbo3Generic(q *[BlockSize]float32, b []byte) float32 {
 	qs := b[normBytes : normBytes+32]
 	hi := b[normBytes+32 : normBytes+48]
 	var s float32
 	for i, h := range hi {
-		lo := uint(qs[2*i]) | uint(qs[2*i+1])<<8
-		hb := uint(h)
-		for k := range 8 {
-			s += float32(q[8*i+k] * centroids3[lo>>(2*k)&3|hb>>k&1<<2])
-		}
+		ix := turbo3Indices(qs[2*i], qs[2*i+1], h)
+		v := (*[8]float32)(q[8*i:])
+		s += float32(v[0]*centroids3[ix[0]&7]) + float32(v[1]*centroids3[ix[1]&7]) +
+			float32(v[2]*centroids3[ix[2]&7]) + float32(v[3]*centroids3[ix[3]&7]) +
+			float32(v[4]*centroids3[ix[4]&7]) + float32(v[5]*centroids3[ix[5]&7]) +
+			float32(v[6]*centroids3[ix[6]&7]) + float32(v[7]*centroids3[ix[7]&7])
 	}
 	return s
 }
@@ -60,14 +73,14 @@ func axpyTurbo2(acc *[BlockSize]float32, s float32, b []byte) {
 	}
 }
 
-func axpyTurbo3(acc *[BlockSize]float32, s float32, b []byte) {
+func axpyTurbo3Generic(acc *[BlockSize]float32, s float32, b []byte) {
 	qs := b[normBytes : normBytes+32]
 	hi := b[normBytes+32 : normBytes+48]
 	for i, h := range hi {
-		lo := uint(qs[2*i]) | uint(qs[2*i+1])<<8
-		hb := uint(h)
-		for k := range 8 {
-			acc[8*i+k] += float32(s * centroids3[lo>>(2*k)&3|hb>>k&1<<2])
+		ix := turbo3Indices(qs[2*i], qs[2*i+1], h)
+		a := (*[8]float32)(acc[8*i:])
+		for k, x := range ix {
+			a[k] += float32(s * centroids3[x&7])
 		}
 	}
 }

@@ -25,6 +25,16 @@
 // RotateQuery once per head, DotKey per key, AccumulateValue per value,
 // UnrotateOutput once per head (attn.go explains the algebra).
 //
+// # Kernels
+//
+// Everything has a pure-Go reference (attn_generic.go, scalar.go, tcq.go).
+// On amd64 with AVX2+FMA, DotKey and AccumulateValue for turbo3 and
+// turbo3_tcq use assembly (attn_amd64.s: VPERMPS over the 8 centroids,
+// VGATHERDPS over the TCQ codebook), chosen once at start-up; the build tag
+// purego or WAGGLE_KERNELS=generic selects the Go kernels. The assembly
+// differs from the reference only in rounding (FMA, 8-lane sums), within
+// tolAttn (attn_test.go); TestAVX2KernelsMatchGeneric pins it.
+//
 // # Decisions where the doc is [inferred] or silent
 //
 //   - Float arithmetic: the encoders use float32 with every product rounded

@@ -86,10 +86,8 @@ func decodeScalar(t Type, z *[BlockSize]float32, b []byte) {
 		qs := b[normBytes : normBytes+32]
 		hi := b[normBytes+32 : normBytes+48]
 		for i, h := range hi {
-			lo := uint(qs[2*i]) | uint(qs[2*i+1])<<8
-			hb := uint(h)
-			for k := range 8 {
-				z[8*i+k] = centroids3[lo>>(2*k)&3|hb>>k&1<<2] * n
+			for k, x := range turbo3Indices(qs[2*i], qs[2*i+1], h) {
+				z[8*i+k] = centroids3[x&7] * n
 			}
 		}
 	case Turbo4:

@@ -152,3 +152,35 @@ func TestTCQPadIgnored(t *testing.T) {
 		}
 	}
 }
+
+// TestBestPredecessorsIsStrictScan checks the branch-free key minimum
+// against the plain strict "<" scan from p = 0 on costs full of ties.
+func TestBestPredecessorsIsStrictScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(19, 20))
+	for _, c := range tcqCodes() {
+		cost := make([]float32, c.states())
+		for trial := range 50 {
+			for i := range cost {
+				cost[i] = float32(r.IntN(4)) * 0.25 // many exact ties
+				if trial%2 == 1 {
+					cost[i] = float32(r.Float64())
+				}
+			}
+			var best [64]float32
+			var bt [64]uint8
+			bestPredecessors(c.k, cost, &best, &bt)
+			for m := range best {
+				row := cost[m<<c.k : (m+1)<<c.k]
+				b, bp := row[0], 0
+				for p := 1; p < len(row); p++ {
+					if row[p] < b {
+						b, bp = row[p], p
+					}
+				}
+				if best[m] != b || int(bt[m]) != bp {
+					t.Fatalf("k=%d m=%d: got (%g, %d), scan (%g, %d)", c.k, m, best[m], bt[m], b, bp)
+				}
+			}
+		}
+	}
+}
