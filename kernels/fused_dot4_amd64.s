@@ -5,9 +5,13 @@
 // Four-row dot products of Q4_0 weight rows against one prepared
 // q8_0 activation (see fused_matvec.go for the prepared layout and
 // fused_dot4_amd64.go for the semantics). Per group of four blocks, each
-// row's two 512-bit VPDPBUSD accumulators are folded and transposed into
-// ISUM, lane 4j+r = the exact integer sum of row r, block j; the float
-// steps are then those of vecDot*AVX512 for four rows at once.
+// row's quant bytes of the four blocks are loaded side by side into one
+// register; its low nibbles meet x[0:16] and its high nibbles x[16:32] of
+// each block in two VPDPBUSD into one accumulator that starts at -8·Σx, so
+// lane group j holds four partial sums of block j with nothing to fold.
+// The four rows' accumulators are transposed into ISUM, lane 4j+r = the
+// exact integer sum of row r, block j; the float steps are then those of
+// vecDot*AVX512 for four rows at once.
 
 #define WP0 R8
 #define WP1 R9
@@ -68,26 +72,29 @@ GLOBL fusedScaleIdxQ4_0<>(SB), RODATA|NOPTR, $64
 	KMOVD TMP, K4 \
 	VPXORD ACC, ACC, ACC
 
-// NIB2(p, off, z, y, x, t): z = the 64 nibbles of the Q4_0 blocks at off
-// and off+18 of p, as bytes in the order lo(b0) lo(b1) hi(b0) hi(b1).
-#define NIB2(p, off, z, y, x, ty) \
-	VMOVDQU      off+2(p), x \
-	VINSERTI128  $1, off+20(p), y, y \
-	VPSRLW       $4, y, ty          /* high nibbles, still to be masked */ \
-	VINSERTI64X4 $1, ty, z, z \
-	VPANDD       LOW4, z, z
+// UNPACK(p, lo, hi, xlo): lo = the low nibbles and hi the high nibbles of
+// the quant bytes of the four Q4_0 blocks at p (18 bytes apart), block j
+// in 128-bit lane j (xlo is lo's X register).
+#define UNPACK(p, lo, hi, xlo) \
+	VMOVDQU      2(p), xlo \
+	VINSERTI32X4 $1, 20(p), lo, lo \
+	VINSERTI32X4 $2, 38(p), lo, lo \
+	VINSERTI32X4 $3, 56(p), lo, lo \
+	VPSRLW       $4, lo, hi \
+	VPANDD       LOW4, lo, lo \
+	VPANDD       LOW4, hi, hi
 
-// ROW_Q4_0(p, c): lane j of c (four int32) = partial sums of block j.
-#define ROW_Q4_0(p, c) \
-	NIB2(p, 0, Z0, Y0, X0, Y1) \
-	NIB2(p, 36, Z2, Y2, X2, Y3) \
-	VPXORD     Z4, Z4, Z4 \
-	VPXORD     Z5, Z5, Z5 \
-	VPDPBUSD   0(XP), Z0, Z4  /* Z4.i32 += nibble(u8) * x(s8), blocks 0,1 */ \
-	VPDPBUSD   64(XP), Z2, Z5 /* blocks 2,3                               */ \
-	VSHUFI64X2 $0x44, Z5, Z4, Z6 \
-	VSHUFI64X2 $0xee, Z5, Z4, Z7 \
-	VPADDD     Z7, Z6, c
+// DOTS(lo, hi, xp, c): lane group j of c (four int32) = partial sums of
+// block j of one row, nibble offset included, against the column at xp.
+#define DOTS(lo, hi, xp, c) \
+	VMOVDQU32 128(xp), c \
+	VPDPBUSD  0(xp), lo, c  /* c.i32 += nibble(u8) * x(s8), x[0:16] of each block */ \
+	VPDPBUSD  64(xp), hi, c /* x[16:32] */
+
+// ROW_Q4_0(p, lo, hi, xlo, c): one row against the column at XP.
+#define ROW_Q4_0(p, lo, hi, xlo, c) \
+	UNPACK(p, lo, hi, xlo) \
+	DOTS(lo, hi, XP, c)
 
 // TRANSPOSE4: ISUM lane 4j+r = sum of the four lanes of block j in Cr.
 #define TRANSPOSE4 \
@@ -127,9 +134,8 @@ GLOBL fusedScaleIdxQ4_0<>(SB), RODATA|NOPTR, $64
 	VPORD     Z26, Z24, Z24 \
 	VCVTPH2PS Y24, SC
 
-// ACCUMULATE: ACC += (dw*dx) * float32(isum - k*sum(x)), lane by lane.
+// ACCUMULATE: ACC += (dw*dx) * float32(isum), lane by lane.
 #define ACCUMULATE \
-	VPSUBD      128(XP), ISUM, ISUM \
 	VCVTDQ2PS   ISUM, ISUM \
 	VMULPS      192(XP), SC, SC \
 	VFMADD231PS SC, ISUM, ACC
@@ -151,10 +157,10 @@ fusedDot4Q4_0AVX512_loop:
 	TESTQ NG, NG
 	JZ    fusedDot4Q4_0AVX512_done
 	PREFETCH_Q4_0
-	ROW_Q4_0(WP0, C0)
-	ROW_Q4_0(WP1, C1)
-	ROW_Q4_0(WP2, C2)
-	ROW_Q4_0(WP3, C3)
+	ROW_Q4_0(WP0, Z0, Z1, X0, C0)
+	ROW_Q4_0(WP1, Z2, Z3, X2, C1)
+	ROW_Q4_0(WP2, Z4, Z5, X4, C2)
+	ROW_Q4_0(WP3, Z6, Z7, X6, C3)
 	TRANSPOSE4
 	VPERMW.Z (WP0), SIDX, K1, Z24 // lane 4j+0 = fp16 scale of row 0, block j
 	VPERMW.Z (WP1), SIDX, K2, Z25
@@ -196,25 +202,13 @@ fusedDot4Q4_0AVX512_done:
 #define NC AX
 
 
-// ROWN(n0, n1, xp, c): lane j of c (four int32) = partial sums of block j
-// of one row (nibbles n0, n1) against the column at xp.
-#define ROWN(n0, n1, xp, c) \
-	VPXORD     Z4, Z4, Z4 \
-	VPXORD     Z5, Z5, Z5 \
-	VPDPBUSD   0(xp), n0, Z4 \
-	VPDPBUSD   64(xp), n1, Z5 \
-	VSHUFI64X2 $0x44, Z5, Z4, Z6 \
-	VSHUFI64X2 $0xee, Z5, Z4, Z7 \
-	VPADDD     Z7, Z6, c
-
 // COLN(xp, acc): the four rows against one column, into its chains.
 #define COLN(xp, acc) \
-	ROWN(Z8, Z9, xp, C0) \
-	ROWN(Z10, Z11, xp, C1) \
-	ROWN(Z12, Z13, xp, C2) \
-	ROWN(Z14, Z15, xp, C3) \
+	DOTS(Z8, Z9, xp, C0) \
+	DOTS(Z10, Z11, xp, C1) \
+	DOTS(Z12, Z13, xp, C2) \
+	DOTS(Z14, Z15, xp, C3) \
 	TRANSPOSE4 \
-	VPSUBD      128(xp), ISUM, ISUM \
 	VCVTDQ2PS   ISUM, ISUM \
 	VMULPS      192(xp), SC, SCX \
 	VFMADD231PS SCX, ISUM, acc
@@ -269,14 +263,10 @@ fusedDot4xNQ4_0AVX512_loop:
 	PREFETCHT1 192(PF)
 	PREFETCHT1 256(PF)
 	ADDQ       $288, PF
-	NIB2(WP0, 0, Z8, Y8, X8, Y0)
-	NIB2(WP0, 36, Z9, Y9, X9, Y0)
-	NIB2(WP1, 0, Z10, Y10, X10, Y0)
-	NIB2(WP1, 36, Z11, Y11, X11, Y0)
-	NIB2(WP2, 0, Z12, Y12, X12, Y0)
-	NIB2(WP2, 36, Z13, Y13, X13, Y0)
-	NIB2(WP3, 0, Z14, Y14, X14, Y0)
-	NIB2(WP3, 36, Z15, Y15, X15, Y0)
+	UNPACK(WP0, Z8, Z9, X8)
+	UNPACK(WP1, Z10, Z11, X10)
+	UNPACK(WP2, Z12, Z13, X12)
+	UNPACK(WP3, Z14, Z15, X14)
 	VPERMW.Z (WP0), SIDX, K1, Z4 // lane 4j+0 = fp16 scale of row 0, block j
 	VPERMW.Z (WP1), SIDX, K2, Z5
 	VPERMW.Z (WP2), SIDX, K3, Z6

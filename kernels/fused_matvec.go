@@ -12,14 +12,20 @@ import (
 type fusedDotFunc func(groups int, w []byte, rb int, xp []byte, out *[4]float32)
 
 // Layout of one group (four q8_0 blocks, 128 values) of a prepared
-// activation: the 128 quants in the order the Q4_0 nibble unpack produces
-// (see placeQuants), then 8·Σq of block j as int32 in lanes 4j..4j+3 (the
-// nibble offset: (q-8)·x = q·x - 8x), then the float32 scale of block j in
-// lanes 4j..4j+3.
+// activation, made for the Q4_0 kernels' unpacking (the 16 quant bytes of
+// the four weight blocks side by side in one register, low nibbles =
+// values 0..15 of each block, high nibbles = values 16..31):
+//
+//	bytes   0..63   x[0:16] of block j at 16j
+//	bytes  64..127  x[16:32] of block j at 64+16j
+//	bytes 128..191  int32 lanes 4j..4j+3 = -8·Σx of block j, 0, 0, 0: the
+//	                accumulator's start, so the nibble offset ((q-8)·x =
+//	                q·x - 8x) costs a load instead of a subtraction
+//	bytes 192..255  the float32 scale of block j in lanes 4j..4j+3
 const (
 	fusedGroupValues = 128
 	fusedGroupBytes  = 256
-	fusedSumsOff     = 128
+	fusedInitOff     = 128
 	fusedScalesOff   = 192
 )
 
@@ -197,25 +203,19 @@ func prepareFused(xp, xq []byte, n int) []byte {
 		blk := xq[b*34 : (b+1)*34]
 		g, j := b/4, b%4
 		grp := xp[g*fusedGroupBytes : (g+1)*fusedGroupBytes]
-		placeQuants(grp, j, blk[2:34])
+		copy(grp[16*j:16*j+16], blk[2:18])        // x[0:16] meet the low nibbles
+		copy(grp[64+16*j:64+16*j+16], blk[18:34]) // x[16:32] meet the high nibbles
 		sum := int32(0)
 		for _, q := range blk[2:34] {
 			sum += int32(int8(q))
 		}
+		init := grp[fusedInitOff+16*j : fusedInitOff+16*j+16]
+		clear(init)
+		binary.LittleEndian.PutUint32(init, uint32(-8*sum))
 		d := math.Float32bits(f16At(blk))
 		for l := range 4 {
-			binary.LittleEndian.PutUint32(grp[fusedSumsOff+16*j+4*l:], uint32(8*sum))
 			binary.LittleEndian.PutUint32(grp[fusedScalesOff+16*j+4*l:], d)
 		}
 	}
 	return xp
-}
-
-// placeQuants copies block j's 32 quants into its group: blocks (0,1) and
-// (2,3) are paired as lo(a) lo(b) hi(a) hi(b), 16 quants each, the order
-// in which the kernel unpacks the low and high nibbles of two blocks.
-func placeQuants(grp []byte, j int, q []byte) {
-	base := 64*(j/2) + 16*(j%2)
-	copy(grp[base:base+16], q[:16])
-	copy(grp[base+32:base+48], q[16:])
 }
