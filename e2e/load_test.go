@@ -117,9 +117,9 @@ func TestLoadParallel(t *testing.T) {
 	}
 	m := model(t, name)
 	maxTokens, rounds := envInt("WAGGLE_LOAD_TOKENS", 200), envInt("WAGGLE_LOAD_ROUNDS", 3)
-	ctx := strconv.Itoa(maxTokens + 64)
-	p4 := client(serve(t, "-m", m, "-c", ctx, "--parallel", "4"))
-	p1 := client(serve(t, "-m", m, "-c", ctx, "--parallel", "1"))
+	ctx := maxTokens + 64 // per slot; -c is the total of all slots
+	p4 := client(serve(t, "-m", m, "-c", strconv.Itoa(4*ctx), "--parallel", "4"))
+	p1 := client(serve(t, "-m", m, "-c", strconv.Itoa(ctx), "--parallel", "1"))
 	alone := make([]stream, loadClients)
 	for i := range loadClients {
 		var err error

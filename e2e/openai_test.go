@@ -16,7 +16,7 @@ func client(url string) *openai.Client {
 }
 
 func TestGoOpenAI(t *testing.T) {
-	url := serve(t, "-m", model(t, "stories260K-f32.gguf"), "-c", "256", "--parallel", "2")
+	url := serve(t, "-m", model(t, "stories260K-f32.gguf"), "-c", "512", "--parallel", "2") // 256 per slot
 	c := client(url)
 	ctx := ctxT(t)
 

@@ -53,8 +53,8 @@ func completion(t *testing.T, url, prompt string, extra map[string]any) (string,
 // not started with is a 400.
 func TestSpeculativeGreedy(t *testing.T) {
 	m := model(t, "stories260K-f32.gguf")
-	plain := serve(t, "-m", m, "-c", "512", "--parallel", "2")
-	sp := serve(t, "-m", m, "-c", "512", "--parallel", "2", "--spec-type", "ngram-simple,ngram-map-k",
+	plain := serve(t, "-m", m, "-c", "1024", "--parallel", "2")
+	sp := serve(t, "-m", m, "-c", "1024", "--parallel", "2", "--spec-type", "ngram-simple,ngram-map-k",
 		"--spec-ngram-simple-size-n", "3", "--spec-ngram-simple-size-m", "8", "--spec-ngram-map-k-size-n", "2")
 	drafted, accepted := 0.0, 0.0
 	for _, p := range specPrompts {

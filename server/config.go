@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -26,8 +27,16 @@ type Config struct {
 	ReasoningFormat    string         // none, deepseek, auto ("")
 	ReasoningBudget    int            // -1 unlimited, 0 no thinking, N tokens
 
-	Parallel   int                   // slots (default 4)
-	CtxSize    int                   // per slot (default: the session's default)
+	// Parallel is the number of slots. 0 is llama-server's auto (-np not
+	// given): 4 slots over a unified KV pool.
+	Parallel int
+	// CtxSize is llama-server's -c: the TOTAL context in positions (0: the
+	// model's training context, at most 4096). Without KVUnified each slot
+	// gets CtxSize/Parallel positions of its own (llama.cpp's n_ctx_seq,
+	// the remainder unused); with it all slots share one pool of CtxSize
+	// cells and each may grow to CtxSize while the pool has room.
+	CtxSize    int
+	KVUnified  bool                  // --kv-unified (set by Parallel 0)
 	BatchSize  int                   // -b: tokens per step (default 2048)
 	UBatchSize int                   // -ub: tokens per Decode (default 512)
 	Session    engine.SessionOptions // KV types, threads; NSeq/NCtx/NBatch are set here
@@ -67,7 +76,9 @@ func (c *Config) fill() error {
 			*v = d
 		}
 	}
-	def(&c.Parallel, 4)
+	if c.Parallel <= 0 {
+		c.Parallel, c.KVUnified = 4, true // llama-server: n_parallel auto → 4, kv_unified
+	}
 	def(&c.BatchSize, 2048)
 	def(&c.UBatchSize, 512)
 	def(&c.MaxQueue, 64)
@@ -86,3 +97,30 @@ func (c *Config) fill() error {
 	}
 	return nil
 }
+
+// sessionOptions derives the session's shape from -c, -np and
+// --kv-unified as llama.cpp does (llama_context: n_ctx_seq = n_ctx when
+// unified, else n_ctx / n_seq_max; the server's slots hold n_ctx_seq each).
+// llama.cpp also pads n_ctx up to a multiple of 256; Waggle does not.
+func (c *Config) sessionOptions() (engine.SessionOptions, error) {
+	o := c.Session
+	total := c.CtxSize
+	if total <= 0 {
+		total = min(c.Model.Info().NCtxTrain, defaultCtx)
+		if total <= 0 {
+			total = defaultCtx
+		}
+	}
+	o.NSeq, o.NBatch, o.KVUnified = c.Parallel, c.UBatchSize, c.KVUnified
+	o.NCtx = total
+	if !c.KVUnified {
+		o.NCtx = total / c.Parallel
+		if o.NCtx == 0 {
+			return o, fmt.Errorf("server: --ctx-size %d is less than one position per slot for %d slots", total, c.Parallel)
+		}
+	}
+	return o, nil
+}
+
+// defaultCtx caps the context taken from the model when -c is 0.
+const defaultCtx = 4096

@@ -48,7 +48,7 @@ func newTestServer(t *testing.T, mutate func(*Config)) *testServer {
 	}
 	cfg := ConfigFor(l)
 	cfg.NewSampler = testSampler
-	cfg.CtxSize = 128
+	cfg.CtxSize = 256 // total: 128 per slot
 	cfg.Parallel = 2
 	if mutate != nil {
 		mutate(&cfg)

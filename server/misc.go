@@ -113,6 +113,9 @@ func (s *Server) handleMetrics(ctx *fasthttp.RequestCtx) {
 	}
 }
 
+// handleProps reports, as llama-server does, the per-slot context
+// (n_ctx_seq: -c/-np, or -c with a unified KV pool) as
+// default_generation_settings.n_ctx, not the -c total.
 func (s *Server) handleProps(ctx *fasthttp.RequestCtx) {
 	p := s.cfg.Sampling
 	s.writeJSON(ctx, map[string]any{
@@ -130,7 +133,7 @@ func (s *Server) handleProps(ctx *fasthttp.RequestCtx) {
 }
 
 // handleSlots reports each slot from the snapshot the scheduler publishes
-// every step (it may be one step stale).
+// every step (it may be one step stale); n_ctx is the per-slot context.
 func (s *Server) handleSlots(ctx *fasthttp.RequestCtx) {
 	out := make([]map[string]any, len(s.sched.slots))
 	for i := range s.sched.slots {

@@ -37,6 +37,8 @@ type scheduler struct {
 	specEmit  func(*spec.Slot, int32) bool
 	// busyView is the slots' state for /slots, replaced after each step.
 	busyView atomic.Pointer[[]bool]
+	// freePages is the KV pool's free pages, published with busyView.
+	freePages atomic.Int64
 }
 
 func newScheduler(cfg *Config, sess engine.Session, m *metrics) *scheduler {
@@ -179,9 +181,11 @@ func (s *scheduler) reap() {
 		switch {
 		case sl.t == nil:
 		case sl.t.cancelled.Load():
+			s.dropCache(sl) // a cut-off prompt or reply is not worth its pages
 			s.release(sl)
 		case now.After(sl.t.deadline):
 			sl.t.send(event{done: true, err: errors.New("the request timed out")})
+			s.dropCache(sl)
 			s.release(sl)
 		}
 	}
@@ -279,6 +283,11 @@ func (s *scheduler) decodeStep() {
 	}
 	t0 := time.Now()
 	if err := s.sess.Decode(&s.batch); err != nil {
+		if errors.Is(err, engine.ErrKVPoolFull) {
+			s.undoBatch()
+			s.makeRoom()
+			return
+		}
 		s.decodeFailed(err)
 		return
 	}
@@ -316,4 +325,5 @@ func (s *scheduler) publish() {
 		v[i] = sl.t != nil
 	}
 	s.busyView.Store(&v)
+	s.freePages.Store(int64(s.sess.Cache().FreePages()))
 }

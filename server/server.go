@@ -49,8 +49,8 @@ func (s *Server) attachSpeculator() error {
 	return nil
 }
 
-// New creates the session (Parallel sequences of CtxSize positions) and
-// starts the scheduler.
+// New creates the session (Parallel sequences sharing CtxSize positions;
+// see Config.CtxSize) and starts the scheduler.
 func New(cfg Config) (*Server, error) {
 	if err := cfg.fill(); err != nil {
 		return nil, err
@@ -59,8 +59,10 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := cfg.Session
-	opts.NSeq, opts.NCtx, opts.NBatch = cfg.Parallel, cfg.CtxSize, cfg.UBatchSize
+	opts, err := cfg.sessionOptions()
+	if err != nil {
+		return nil, err
+	}
 	sess, err := cfg.Model.NewSession(opts)
 	if err != nil {
 		return nil, fmt.Errorf("server: session: %w", err)
@@ -100,8 +102,25 @@ func pickTemplate(cfg *Config) (*chat.Template, error) {
 	return t, nil
 }
 
-// NCtx is the per-slot context size in effect.
+// NCtx is the per-slot context size in effect (llama.cpp's n_ctx_seq):
+// CtxSize/Parallel, or CtxSize with a unified KV pool.
 func (s *Server) NCtx() int { return s.sched.nCtx }
+
+// NumSlots is the number of slots (Config.Parallel after auto).
+func (s *Server) NumSlots() int { return len(s.sched.slots) }
+
+// KVReport describes the KV cache for the start-up log: slots, cells and
+// memory.
+func (s *Server) KVReport() string {
+	o, c := s.sess.Options(), s.sess.Cache()
+	k, v := c.Bytes()
+	mib := float64(k+v) / (1 << 20)
+	if o.KVUnified {
+		return fmt.Sprintf("%d slots sharing a unified KV pool of %d cells (each may grow to %d), %s/%s, %.1f MiB",
+			o.NSeq, c.NumPages()*c.PageSize(), o.NCtx, o.TypeK, o.TypeV, mib)
+	}
+	return fmt.Sprintf("%d slots × %d cells of KV cache, %s/%s, %.1f MiB", o.NSeq, o.NCtx, o.TypeK, o.TypeV, mib)
+}
 
 // Serve accepts connections on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error { return s.http.Serve(ln) }

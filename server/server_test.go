@@ -295,7 +295,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // once on 4 slots: every text must be the same (no mixing between slots)
 // and the concurrent run must have batched several slots per decode.
 func TestParallelMatchesAlone(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.Parallel = 4; c.CtxSize = 256 })
+	ts := newTestServer(t, func(c *Config) { c.Parallel = 4; c.CtxSize = 1024 })
 	const n = 8
 	req := func(i int) string {
 		return jsonf(`{"prompt":"hello %d","max_tokens":24,"temperature":0.9,"seed":%d,"cache_prompt":false}`, i, 100+i)

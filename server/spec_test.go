@@ -18,7 +18,7 @@ import (
 // demo network's repetitive greedy output gets drafts.
 func withSpec(adaptive bool) func(*Config) {
 	return func(c *Config) {
-		c.Parallel, c.CtxSize = 3, 256
+		c.Parallel, c.CtxSize = 3, 768
 		c.Speculator = func(sess engine.Session) (*spec.Speculator, func() error, error) {
 			cfg := spec.DefaultConfig()
 			cfg.Types = []string{"ngram-simple"}
@@ -60,7 +60,7 @@ func num(m map[string]any, k string) int {
 // same request on a server without it and with "speculative.type":"none",
 // drafts really happened, and timings and /metrics report them.
 func TestSpecGreedyEqualsPlain(t *testing.T) {
-	plain := newTestServer(t, func(c *Config) { c.Parallel, c.CtxSize = 3, 256 })
+	plain := newTestServer(t, func(c *Config) { c.Parallel, c.CtxSize = 3, 768 })
 	ts := newTestServer(t, withSpec(false))
 	drafted, accepted := 0, 0
 	for _, p := range specPrompts {
@@ -175,7 +175,7 @@ func TestSpecRequestOptions(t *testing.T) {
 // TestSpecControllerSurvivesRequests: each server slot keeps one spec.Slot
 // whose adaptive controller lives across requests.
 func TestSpecControllerSurvivesRequests(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { withSpec(true)(c); c.Parallel = 1 })
+	ts := newTestServer(t, func(c *Config) { withSpec(true)(c); c.Parallel, c.CtxSize = 1, 128 })
 	greedy(t, ts, specPrompts[0], "")
 	waitIdle(t, ts, 5*time.Second)
 	ctl := ts.sched.slots[0].spec.Controller()

@@ -25,9 +25,9 @@ type serveCmd struct {
 	Alias           string  `short:"a" help:"Model name reported by the API." env:"WAGGLE_ALIAS,LLAMA_ARG_ALIAS"`
 	Host            string  `help:"Address to listen on." default:"127.0.0.1" env:"WAGGLE_HOST,LLAMA_ARG_HOST"`
 	Port            int     `help:"Port to listen on (0: any free port)." default:"8080" env:"WAGGLE_PORT,LLAMA_ARG_PORT"`
-	Parallel        int     `name:"parallel" aliases:"np" help:"Slots: requests decoded together." default:"4" env:"WAGGLE_N_PARALLEL,LLAMA_ARG_N_PARALLEL"`
-	CtxSize         int     `short:"c" name:"ctx-size" help:"Context per slot (0: the model's, at most 4096)." default:"0" env:"WAGGLE_CTX_SIZE,LLAMA_ARG_CTX_SIZE"`
-	KVUnified       bool    `name:"kv-unified" aliases:"kvu" help:"Accepted for llama-server compatibility; each slot still has --ctx-size positions." env:"WAGGLE_KV_UNIFIED,LLAMA_ARG_KV_UNIFIED"`
+	Parallel        int     `name:"parallel" aliases:"np" help:"Slots: requests decoded together (-1: auto, 4 slots sharing a unified KV cache; 1 with --kv-unified or speculation)." default:"-1" env:"WAGGLE_N_PARALLEL,LLAMA_ARG_N_PARALLEL"`
+	CtxSize         int     `short:"c" name:"ctx-size" help:"Total context of all slots (0: the model's, at most 4096); each slot gets ctx-size/parallel, or shares all of it with --kv-unified." default:"0" env:"WAGGLE_CTX_SIZE,LLAMA_ARG_CTX_SIZE"`
+	KVUnified       bool    `name:"kv-unified" aliases:"kvu" help:"One KV pool of ctx-size cells shared by all slots; each slot may grow to ctx-size." env:"WAGGLE_KV_UNIFIED,LLAMA_ARG_KV_UNIFIED"`
 	BatchSize       int     `short:"b" name:"batch-size" help:"Tokens per scheduler step." default:"2048" env:"WAGGLE_BATCH,LLAMA_ARG_BATCH"`
 	UBatchSize      int     `name:"ubatch-size" aliases:"ub" help:"Tokens per forward pass." default:"512" env:"WAGGLE_UBATCH,LLAMA_ARG_UBATCH"`
 	Threads         int     `short:"t" help:"Worker threads (0: all cores)." default:"0" env:"WAGGLE_THREADS,LLAMA_ARG_THREADS"`
@@ -68,7 +68,8 @@ func (c *serveCmd) Run() error {
 		srv.Shutdown(context.Background())
 		return err
 	}
-	fmt.Fprintf(stderr, "waggle: %d slots × %d tokens of context%s; listening on http://%s\n", cfg.Parallel, srv.NCtx(), c.specNote(), ln.Addr())
+	fmt.Fprintf(stderr, "waggle: %s\n", srv.KVReport())
+	fmt.Fprintf(stderr, "waggle: %d slots, n_ctx %d per slot%s; listening on http://%s\n", srv.NumSlots(), srv.NCtx(), c.specNote(), ln.Addr())
 	return serveUntilSignal(srv, ln)
 }
 
@@ -89,6 +90,24 @@ func serveUntilSignal(srv *server.Server, ln net.Listener) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return srv.Shutdown(ctx)
+}
+
+// slots resolves -np and --kv-unified as llama-server does: an explicit
+// -np N is kept (with --kv-unified as given); -np not given (or <= 0) is
+// auto: 4 slots over a unified KV cache, except that --kv-unified or a
+// speculative decoder keeps 1 slot (llama-server's main: "setting
+// n_parallel = 4 and kv_unified = true (add -kvu to disable this)", done
+// only when n_parallel == 1 && !kv_unified && !has_speculative). Unlike
+// llama-server, whose -np default is 1, an explicit -np 1 stays 1 slot.
+func (c *serveCmd) slots() (parallel int, unified bool) {
+	switch {
+	case c.Parallel > 0:
+		return c.Parallel, c.KVUnified
+	case c.KVUnified || c.specNote() != "":
+		return 1, c.KVUnified
+	default:
+		return 0, false // server.Config: 0 is auto, 4 slots, unified
+	}
 }
 
 // specNote names the speculative strategies for the ready line.
@@ -122,8 +141,8 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 	if err != nil {
 		return cfg, fmt.Errorf("--cache-type-v: %w", err)
 	}
-	if c.Parallel < 1 || c.CtxSize < 0 || c.BatchSize < 1 || c.UBatchSize < 1 || c.Timeout < 1 {
-		return cfg, fmt.Errorf("--parallel, --batch-size, --ubatch-size and --timeout must be positive, --ctx-size >= 0")
+	if c.CtxSize < 0 || c.BatchSize < 1 || c.UBatchSize < 1 || c.Timeout < 1 {
+		return cfg, fmt.Errorf("--batch-size, --ubatch-size and --timeout must be positive, --ctx-size >= 0")
 	}
 	cfg.NewSampler = newSampler
 	cfg.ModelPath, cfg.Alias = c.Model, c.Alias
@@ -133,7 +152,8 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 			return cfg, fmt.Errorf("--chat-template-kwargs: %w", err)
 		}
 	}
-	cfg.Parallel, cfg.CtxSize, cfg.BatchSize, cfg.UBatchSize = c.Parallel, c.CtxSize, c.BatchSize, c.UBatchSize
+	cfg.Parallel, cfg.KVUnified = c.slots()
+	cfg.CtxSize, cfg.BatchSize, cfg.UBatchSize = c.CtxSize, c.BatchSize, c.UBatchSize
 	cfg.Session.TypeK, cfg.Session.TypeV, cfg.Session.Threads = tk, tv, c.Threads
 	cfg.Speculator = func(sess engine.Session) (*spec.Speculator, func() error, error) {
 		return c.speculator(l, sess) // one Speculator over the server's session: NSeq = --parallel
