@@ -1,0 +1,309 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+)
+
+// Gated DeltaNet kernels (Qwen3-Next / Qwen3.5 linear-attention layers).
+//
+// Layout: one head's recurrent state S (d_k × d_v, key index i, value index
+// j) is stored value-row-major, s[j*dk+i] = S[i][j], the layout of ggml's
+// gated_delta_net op. Every row j is then independent within a token (decay,
+// dot with k, rank-one update, dot with q), so a SIMD implementation streams
+// the state once per token, dk lanes at a time. All functions take flat
+// []float32 slices, check lengths (panicking with "kernels:" on a programmer
+// error, like every exported kernel) and never allocate; the Go versions
+// here are the references an AVX2 / NEON implementation must match within
+// the tolerances below.
+
+// Test tolerances of the DeltaNet kernels, written once here so that a later
+// assembly implementation is held to the same bar. "Normalized" as in
+// doc.go: |got-want| over the sum of the absolute values of the terms that
+// make up the result.
+const (
+	// tolDeltaStep bounds GatedDeltaStep (float32 arithmetic, products
+	// rounded) against a float64 evaluation of the same recurrence over
+	// 40 tokens: each output's error over the sum of the magnitudes of its
+	// terms Σ_i|S_ij·q_i|, each state element's error over the largest
+	// state magnitude. Measured worst case 4.7e-6 (a 1×1 head, where every
+	// token's rounding lands on the one state value).
+	tolDeltaStep = 2e-5
+
+	// tolDeltaChunk bounds GatedDeltaChunk against GatedDeltaStep token by
+	// token and against the float64 recurrence, each output's error over
+	// the magnitudes of the terms the chunked form adds (|e^Γ·S0ᵀq| and
+	// e^{Γt-Γu}|k_u·q_t|·|δ_u| over the chunk), the state as above. The
+	// triangular solve carries each δ's rounding into the later ones, so
+	// the two forms agree only to about 1e-5 typically and 2.8e-4 at worst
+	// (128-wide heads, decay strong enough to reset the state every few
+	// tokens) over the test's sweep; float64 dot accumulation does not
+	// change that, the error is in the δ propagation. A wrong decay or an
+	// off-by-one in the cumulative gates moves the result by >1e-1.
+	tolDeltaChunk = 1e-3
+
+	// tolDeltaElementwise bounds ConvSiLUStep, L2Norm and GatedRMSNorm
+	// against float64 references, relative per element to the magnitude
+	// of the terms.
+	tolDeltaElementwise = 1e-6
+)
+
+// DeltaChunkSize is the number of tokens GatedDeltaChunk solves at once
+// (ggml's chunked delta-net uses 64 as well): its triangular systems cost
+// DeltaChunkSize²·(dk+dv)/2 per chunk against DeltaChunkSize·dk·dv for the
+// state products, so 64 keeps them below the state work for dk = dv ≥ 64.
+const DeltaChunkSize = 64
+
+// GatedDeltaStep advances one head of the gated delta rule by one token and
+// writes its output. In Go terms, with dk = len(k), dv = len(v):
+//
+//	for j := range dv {
+//		row := s[j*dk : (j+1)*dk]          // column j of S
+//		row *= decay                        // S ← exp(g)·S, decay = exp(g)
+//		u := Σ_i row[i]·k[i]                // (Sᵀk)_j
+//		d := beta·(v[j] - u)                // δ_j
+//		row += d·k                          // S ← S + k·δᵀ
+//		out[j] = Σ_i row[i]·q[i]            // o = Sᵀq
+//	}
+//
+// Products are rounded to float32 before each addition, sums run in index
+// order in float32 (as ggml's scalar path rounds per step; a SIMD version
+// reorders them within tolDeltaStep). q is expected already L2-normalised
+// and scaled by 1/sqrt(dk), k L2-normalised.
+//
+// Preconditions (panics otherwise): len(q) == len(k) == dk > 0,
+// len(out) == len(v) == dv > 0, len(s) == dk*dv. out must not alias s, q,
+// k or v.
+func GatedDeltaStep(s, q, k, v, out []float32, decay, beta float32) {
+	dk, dv := len(k), len(v)
+	if dk == 0 || dv == 0 || len(q) != dk || len(out) != dv || len(s) != dk*dv {
+		panic(fmt.Sprintf("kernels: GatedDeltaStep lengths s=%d q=%d k=%d v=%d out=%d", len(s), len(q), dk, dv, len(out)))
+	}
+	gatedDeltaStepGeneric(s, q, k, v, out, decay, beta)
+}
+
+func gatedDeltaStepGeneric(s, q, k, v, out []float32, decay, beta float32) {
+	dk := len(k)
+	q = q[:dk]
+	for j := range out {
+		row := s[j*dk : (j+1)*dk : (j+1)*dk]
+		var u float32
+		for i := range row {
+			x := row[i] * decay
+			row[i] = x
+			u += float32(x * k[i])
+		}
+		d := beta * (v[j] - u)
+		var o float32
+		for i := range row {
+			x := row[i] + float32(d*k[i])
+			row[i] = x
+			o += float32(x * q[i])
+		}
+		out[j] = o
+	}
+}
+
+// DeltaChunkScratchLen returns the float32 scratch GatedDeltaChunk needs for
+// value heads of width dv: the chunk's δ rows, its cumulative log-decays
+// and the decay of each token to the end of the chunk.
+func DeltaChunkScratchLen(dv int) int {
+	return DeltaChunkSize*dv + 2*DeltaChunkSize
+}
+
+// GatedDeltaChunk runs n tokens of one head through the gated delta rule in
+// chunks of DeltaChunkSize tokens, with the same result as n calls of
+// GatedDeltaStep (decay_t = exp(g[t]), beta[t]) within tolDeltaChunk. The
+// token rows are contiguous for the head: q and k hold n rows of dk, v and
+// out n rows of dv, g (log-decays, usually ≤ 0) and beta one value per
+// token.
+//
+// Within a chunk starting from state S0, with Γ_t = g_0+…+g_t, the state
+// after token t is S_t = e^{Γ_t}·S0 + Σ_{s≤t} e^{Γ_t-Γ_s}·k_s·δ_sᵀ, so
+// the deltas solve the unit lower-triangular system
+//
+//	δ_t + β_t·Σ_{s<t} e^{Γ_t-Γ_s}(k_t·k_s)·δ_s = β_t·(v_t - e^{Γ_t}·S0ᵀk_t)
+//
+// by forward substitution, the outputs are
+// o_t = e^{Γ_t}·S0ᵀq_t + Σ_{s≤t} e^{Γ_t-Γ_s}(k_s·q_t)·δ_s and the state
+// moves once per chunk. Decay ratios are formed as exp(Γ_t-Γ_s) ≤ 1, never
+// as a quotient, so strong decay underflows to 0 instead of overflowing.
+//
+// Preconditions (panics otherwise): n > 0, dk = len(q)/n = len(k)/n,
+// dv = len(v)/n = len(out)/n with exact division, len(s) == dk*dv,
+// len(g) >= n, len(beta) >= n, len(scratch) >= DeltaChunkScratchLen(dv).
+// out must not alias the inputs.
+func GatedDeltaChunk(s, q, k, v, out, g, beta []float32, n int, scratch []float32) {
+	if n <= 0 || len(q)%n != 0 || len(v)%n != 0 {
+		panic(fmt.Sprintf("kernels: GatedDeltaChunk n=%d len(q)=%d len(v)=%d", n, len(q), len(v)))
+	}
+	dk, dv := len(q)/n, len(v)/n
+	if dk == 0 || dv == 0 || len(k) != n*dk || len(out) != n*dv || len(s) != dk*dv ||
+		len(g) < n || len(beta) < n || len(scratch) < DeltaChunkScratchLen(dv) {
+		panic(fmt.Sprintf("kernels: GatedDeltaChunk lengths s=%d q=%d k=%d v=%d out=%d g=%d beta=%d scratch=%d (n=%d)",
+			len(s), len(q), len(k), len(v), len(out), len(g), len(beta), len(scratch), n))
+	}
+	for t0 := 0; t0 < n; t0 += DeltaChunkSize {
+		c := min(DeltaChunkSize, n-t0)
+		deltaChunk(s, q[t0*dk:(t0+c)*dk], k[t0*dk:(t0+c)*dk], v[t0*dv:(t0+c)*dv], out[t0*dv:(t0+c)*dv],
+			g[t0:t0+c], beta[t0:t0+c], dk, dv, scratch)
+	}
+}
+
+// deltaChunk is one chunk of c ≤ DeltaChunkSize tokens (see GatedDeltaChunk).
+func deltaChunk(s, q, k, v, out, g, beta []float32, dk, dv int, scratch []float32) {
+	c := len(g)
+	delta := scratch[:c*dv]
+	cum := scratch[DeltaChunkSize*dv:][:c]
+	a := scratch[DeltaChunkSize*dv+DeltaChunkSize:][:c]
+	var acc float64
+	for t := range c {
+		acc += float64(g[t])
+		cum[t] = float32(acc)
+	}
+	// δ right-hand sides: β_t (v_t - e^{Γ_t} S0ᵀk_t); outputs start as
+	// e^{Γ_t} S0ᵀq_t.
+	for t := range c {
+		kt, qt := k[t*dk:(t+1)*dk], q[t*dk:(t+1)*dk]
+		dt, ot := delta[t*dv:(t+1)*dv], out[t*dv:(t+1)*dv]
+		e := expf(cum[t])
+		for j := range dv {
+			row := s[j*dk : (j+1)*dk]
+			dt[j] = beta[t] * (v[t*dv+j] - float32(e*dotf(row, kt)))
+			ot[j] = e * dotf(row, qt)
+		}
+	}
+	// Forward substitution with A[t][s] = β_t e^{Γ_t-Γ_s} k_t·k_s.
+	for t := 1; t < c; t++ {
+		kt, dt := k[t*dk:(t+1)*dk], delta[t*dv:(t+1)*dv]
+		for u := range t {
+			w := beta[t] * expf(cum[t]-cum[u]) * dotf(kt, k[u*dk:(u+1)*dk])
+			axpyf(dt, delta[u*dv:(u+1)*dv], -w)
+		}
+	}
+	// Outputs: o_t += Σ_{u≤t} e^{Γ_t-Γ_u} (k_u·q_t) δ_u.
+	for t := range c {
+		qt, ot := q[t*dk:(t+1)*dk], out[t*dv:(t+1)*dv]
+		for u := 0; u <= t; u++ {
+			w := expf(cum[t]-cum[u]) * dotf(k[u*dk:(u+1)*dk], qt)
+			axpyf(ot, delta[u*dv:(u+1)*dv], w)
+		}
+	}
+	// State: S ← e^{Γ_last} S0 + Σ_u e^{Γ_last-Γ_u} k_u δ_uᵀ, row by row.
+	last := cum[c-1]
+	eLast := expf(last)
+	for u := range c {
+		a[u] = expf(last - cum[u])
+	}
+	for j := range dv {
+		row := s[j*dk : (j+1)*dk]
+		for i := range row {
+			row[i] *= eLast
+		}
+		for u := range c {
+			axpyf(row, k[u*dk:(u+1)*dk], a[u]*delta[u*dv+j])
+		}
+	}
+}
+
+// expf is a correctly rounded float32 exponential.
+func expf(x float32) float32 { return float32(math.Exp(float64(x))) }
+
+// dotf is a float32 dot product with rounded products, summed in order.
+func dotf(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s float32
+	for i, x := range a {
+		s += float32(x * b[i])
+	}
+	return s
+}
+
+// axpyf sets y += w·x with the product rounded before the addition.
+func axpyf(y, x []float32, w float32) {
+	x = x[:len(y)]
+	for i := range y {
+		y[i] += float32(w * x[i])
+	}
+}
+
+// ConvSiLUStep is one token of the short causal convolution of a Gated
+// DeltaNet layer followed by SiLU, per channel c of C = len(x):
+//
+//	out[c] = SiLU(Σ_{j<K} w[j*C+c] · win_j[c])
+//
+// where win_0..win_{K-2} are the K-1 previous inputs held in state (rows of
+// C, oldest first) and win_{K-1} = x. Products are rounded and summed
+// oldest first in float32, as ggml_ssm_conv does; then state drops its
+// oldest row and appends x. The weights are tap-major (w[j*C+c], the
+// transpose of the GGUF's ssm_conv1d {K, C}), so every tap is one
+// contiguous vector across channels, the shape an AVX2/NEON loop wants.
+//
+// Preconditions (panics otherwise): K >= 1, len(out) == len(x) == C > 0,
+// len(w) == K*C, len(state) == (K-1)*C. out must not alias x or state.
+func ConvSiLUStep(out, state, x, w []float32, kTaps int) {
+	c := len(x)
+	if kTaps < 1 || c == 0 || len(out) != c || len(w) != kTaps*c || len(state) != (kTaps-1)*c {
+		panic(fmt.Sprintf("kernels: ConvSiLUStep K=%d lengths out=%d state=%d x=%d w=%d", kTaps, len(out), len(state), c, len(w)))
+	}
+	convSiLUStepGeneric(out, state, x, w, kTaps)
+}
+
+func convSiLUStepGeneric(out, state, x, w []float32, kTaps int) {
+	c := len(x)
+	for ch := range out {
+		var sum float32
+		for j := range kTaps - 1 {
+			sum += float32(w[j*c+ch] * state[j*c+ch])
+		}
+		sum += float32(w[(kTaps-1)*c+ch] * x[ch])
+		out[ch] = SiLU(sum)
+	}
+	if kTaps > 1 {
+		copy(state, state[c:])
+		copy(state[(kTaps-2)*c:], x)
+	}
+}
+
+// L2Norm sets dst = x / max(‖x‖₂, eps) like ggml_l2_norm: the float32
+// squares are summed in float64, and scale = 1/max(sqrtf(sum), eps) is
+// applied in float32. Preconditions (panics otherwise): len(dst) == len(x)
+// > 0, eps >= 0. dst may alias x.
+func L2Norm(dst, x []float32, eps float32) {
+	if len(dst) != len(x) || len(x) == 0 || !(eps >= 0) {
+		panic(fmt.Sprintf("kernels: L2Norm lengths dst=%d x=%d eps=%v", len(dst), len(x), eps))
+	}
+	var sum float64
+	for _, v := range x {
+		sum += float64(v * v)
+	}
+	scale := 1 / max(float32(math.Sqrt(sum)), eps)
+	for i, v := range x {
+		dst[i] = v * scale
+	}
+}
+
+// GatedRMSNorm sets dst = RMSNorm(x)·w·SiLU(z), the output norm of a Gated
+// DeltaNet head: the RMS scale as RMSNorm computes it (float32 squares
+// summed in float64), then ((x·scale)·w)·SiLU(z) rounded in that order, as
+// ggml's rms_norm, mul, mul sequence does. Qwen stores this weight
+// (ssm_norm) without the +1 its other norms carry; that is the caller's
+// concern, the kernel uses w as given.
+//
+// Preconditions (panics otherwise): len(dst) == len(x) == len(w) == len(z)
+// > 0, eps >= 0. dst may alias x or z.
+func GatedRMSNorm(dst, x, w, z []float32, eps float32) {
+	n := len(x)
+	if n == 0 || len(dst) != n || len(w) != n || len(z) != n || !(eps >= 0) {
+		panic(fmt.Sprintf("kernels: GatedRMSNorm lengths dst=%d x=%d w=%d z=%d eps=%v", len(dst), n, len(w), len(z), eps))
+	}
+	var sum float64
+	for _, v := range x {
+		sum += float64(v * v)
+	}
+	mean := float32(sum / float64(n))
+	scale := 1 / float32(math.Sqrt(float64(mean+eps)))
+	for i, v := range x {
+		dst[i] = float32(v*scale*w[i]) * SiLU(z[i])
+	}
+}
