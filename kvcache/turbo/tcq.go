@@ -44,10 +44,27 @@ func (c *tcqCode) viterbi(z []float32, path []uint16) uint16 {
 	)
 	ns := c.states()
 	k := c.k
-	cost, next := costA[:ns], costB[:ns]
+	cost := costA[:ns]
+	if !c.viterbiSteps(z, &costA, &bt) {
+		cost = c.viterbiStepsGo(z, &costA, &costB, &best, &bt)
+	}
+	s := uint16(argminCUDA(cost))
+	for t := len(z) - 1; t >= 0; t-- {
+		path[t] = s
+		s = (s&63)<<k | uint16(bt[t][s&63])
+	}
+	return s
+}
+
+// viterbiStepsGo is the reference trellis search: for every value, the
+// best predecessor of each memory value, then every new state's cost. It
+// returns the final costs (in a or b), in natural state order.
+func (c *tcqCode) viterbiStepsGo(z []float32, a, b *[512]float32, best *[64]float32, bt *[BlockSize][64]uint8) []float32 {
+	ns := c.states()
+	cost, next := a[:ns], b[:ns]
 	cb := c.codebook[:ns]
 	for t, x := range z {
-		bestPredecessors(k, cost, &best, &bt[t])
+		bestPredecessors(c.k, cost, best, &bt[t])
 		for o := 0; o < ns; o += 64 {
 			nx := next[o : o+64]
 			cbo := cb[o : o+64]
@@ -58,12 +75,7 @@ func (c *tcqCode) viterbi(z []float32, path []uint16) uint16 {
 		}
 		cost, next = next, cost
 	}
-	s := uint16(argminCUDA(cost))
-	for t := len(z) - 1; t >= 0; t-- {
-		path[t] = s
-		s = (s&63)<<k | uint16(bt[t][s&63])
-	}
-	return s
+	return cost
 }
 
 // bestPredecessors sets best[m] to the smallest cost[(m<<k)|p] over p and
