@@ -6,6 +6,7 @@ import (
 
 	"github.com/waggle-llm/waggle/kernels"
 	"github.com/waggle-llm/waggle/kvcache"
+	"github.com/waggle-llm/waggle/kvcache/turbo"
 )
 
 // AttentionScratch holds the per-session buffers of Attend and AttendBatch,
@@ -25,21 +26,33 @@ type attnWorker struct {
 	rows   []float32      // attnChunk+1 value rows of one head, as float32 (see continueValues)
 	raw    []byte         // attnChunk value rows of one head, gathered as stored
 	pc     []float32      // the weights of rows
+	qrot   []float32      // turbo keys: the rotated, padded query head
+	vacc   []float32      // turbo values: the rotated, padded output sum
 }
 
 // NewAttentionScratch sizes scratch for nCtx positions of heads of headDim,
 // for a pool of up to workers threads (at least 1).
 func NewAttentionScratch(nCtx, headDim int, typeK, typeV kvcache.Type, workers int) *AttentionScratch {
 	s := &AttentionScratch{workers: make([]attnWorker, max(workers, 1))}
+	vHead, _ := typeV.HeadBytes(headDim)
 	for i := range s.workers {
-		s.workers[i] = attnWorker{
+		w := attnWorker{
 			scores: make([]float32, nCtx),
 			qconv:  make([]byte, typeK.DType().VecDotType().RowBytes(headDim)),
-			probs:  make([]byte, typeV.DType().RowBytes(nCtx)),
 			rows:   make([]float32, (attnChunk+1)*headDim),
-			raw:    make([]byte, typeV.DType().RowBytes(attnChunk*headDim)),
+			raw:    make([]byte, attnChunk*vHead),
 			pc:     make([]float32, attnChunk+1),
 		}
+		if vt := typeV.DType(); vt == kernels.F16 || vt == kernels.BF16 {
+			w.probs = make([]byte, vt.RowBytes(nCtx)) // the probabilities rounded to the value type
+		}
+		if typeK.IsTurbo() {
+			w.qrot = make([]float32, turbo.PaddedLen(headDim))
+		}
+		if typeV.IsTurbo() {
+			w.vacc = make([]float32, turbo.PaddedLen(headDim))
+		}
+		s.workers[i] = w
 	}
 	return s
 }
@@ -118,6 +131,7 @@ type attendTask struct {
 	items          int
 	owner          *AttentionScratch
 	kt, vt         kernels.DType
+	kType, vType   kvcache.Type
 	kRow, vRow     int // bytes per cached position
 	kHead, vHead   int // bytes per head within a position
 	next           atomic.Int64
@@ -127,11 +141,18 @@ type attendTask struct {
 // bind derives the cache layout fields from c and sh.
 func (a *attendTask) bind() {
 	o := a.c.Options()
+	a.kType, a.vType = o.TypeK, o.TypeV
 	a.kt, a.vt = o.TypeK.DType(), o.TypeV.DType()
 	a.headDim = a.sh.HeadDim
 	a.group = a.sh.NHead / a.sh.NHeadKV
-	a.kRow, a.vRow = a.kt.RowBytes(o.NKV), a.vt.RowBytes(o.NKV)
-	a.kHead, a.vHead = a.kt.RowBytes(a.headDim), a.vt.RowBytes(a.headDim)
+	if (a.kType.IsTurbo() || a.vType.IsTurbo()) && o.HeadDim != a.headDim {
+		// A turbo row pads each head on its own, so the cache must know
+		// the heads (the block types pack any whole-block split alike).
+		panic(fmt.Sprintf("engine: attention over heads of %d in a turbo cache of heads of %d", a.headDim, o.HeadDim))
+	}
+	a.kRow, a.vRow = a.c.RowBytes()
+	a.kHead, _ = o.TypeK.HeadBytes(a.headDim)
+	a.vHead, _ = o.TypeV.HeadBytes(a.headDim)
 }
 
 // Run claims items until none is left (none is bound to a worker, so a
@@ -156,14 +177,26 @@ func (a *attendTask) head(w *attnWorker, out, q []float32, seq, n, h int) {
 	hd, g := a.headDim, h/a.group
 	w.spans = a.c.Spans(seq, n, w.spans)
 	scores := w.scores[:n]
-	kernels.QuantizeRow(a.kt.VecDotType(), w.qconv, q[h*hd:(h+1)*hd])
-	for _, sp := range w.spans {
-		keys := a.c.KeyCells(a.layer, sp.Cell, sp.N)
-		kernels.AttnScores(a.kt, scores[sp.Pos:sp.Pos+sp.N], keys[g*a.kHead:], a.kRow, w.qconv, hd)
+	if a.kType.IsTurbo() {
+		a.turboScores(w, scores, q[h*hd:(h+1)*hd], g)
+	} else {
+		kernels.QuantizeRow(a.kt.VecDotType(), w.qconv, q[h*hd:(h+1)*hd])
+		for _, sp := range w.spans {
+			keys := a.c.KeyCells(a.layer, sp.Cell, sp.N)
+			kernels.AttnScores(a.kt, scores[sp.Pos:sp.Pos+sp.N], keys[g*a.kHead:], a.kRow, w.qconv, hd)
+		}
 	}
 	kernels.Scale(scores, a.sh.Scale)
 	kernels.SoftMax(scores)
-	a.weightedValues(w, out[h*hd:(h+1)*hd], scores, g)
+	dst := out[h*hd : (h+1)*hd]
+	switch {
+	case a.vType.IsTurbo():
+		a.turboValues(w, dst, scores, g)
+	case a.vt == kernels.F32 || a.vt == kernels.F16:
+		a.weightedValues(w, dst, scores, g)
+	default:
+		a.decodedValues(w, dst, scores, g)
+	}
 }
 
 // weightedValues sets dst = Σ_j p_j·V_j over the value rows of KV head g

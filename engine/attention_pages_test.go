@@ -38,15 +38,19 @@ func scatteredCopy(t testing.TB, c *kvcache.Cache, n, page int) *kvcache.Cache {
 // scattered (one span per page, spans shorter and longer than attnChunk)
 // gets exactly the bits of the same rows in one contiguous run, from
 // Attend at every length and from a threaded AttendBatch, on every kernel
-// implementation this machine runs, for f16 and f32 caches.
+// implementation this machine runs, for f16, f32, bf16, block-quantized and
+// turbo caches.
 func TestAttendPagedBitIdentical(t *testing.T) {
 	for _, impl := range kernels.Impls() {
 		restore, err := kernels.SelectImpl(impl)
 		if err != nil {
 			continue
 		}
-		for _, typ := range []kvcache.Type{kvcache.F16, kvcache.F32} {
+		for _, typ := range []kvcache.Type{kvcache.F16, kvcache.F32, kvcache.BF16, kvcache.Q8_0, kvcache.Q4_1, kvcache.Turbo3, kvcache.Turbo3TCQ} {
 			for _, hd := range []int{64, 72} {
+				if _, err := typ.HeadBytes(hd); err != nil {
+					continue // block types need whole 32-value blocks per head
+				}
 				for _, page := range []int{5, 70} {
 					t.Run(fmt.Sprintf("%s/%v/hd%d/page%d", impl, typ, hd, page), func(t *testing.T) {
 						checkPagedAttend(t, typ, hd, page)

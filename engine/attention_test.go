@@ -14,7 +14,7 @@ import (
 func attnFixture(t testing.TB, typ kvcache.Type, sh AttentionShape, n int) (*kvcache.Cache, []float32) {
 	t.Helper()
 	nkv := sh.NHeadKV * sh.HeadDim
-	c, err := kvcache.New(kvcache.Options{NLayer: 1, NKV: nkv, NCtx: n, NSeq: 1, TypeK: typ, TypeV: typ})
+	c, err := kvcache.New(kvcache.Options{NLayer: 1, NKV: nkv, HeadDim: sh.HeadDim, NCtx: n, NSeq: 1, TypeK: typ, TypeV: typ})
 	if err != nil {
 		t.Fatal(err)
 	}

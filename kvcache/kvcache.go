@@ -33,8 +33,6 @@ package kvcache
 import (
 	"errors"
 	"fmt"
-
-	"github.com/waggle-llm/waggle/kernels"
 )
 
 // DefaultPageSize is the number of positions per page when Options.PageSize
@@ -46,12 +44,15 @@ const DefaultPageSize = 64
 
 // Options sizes a cache.
 type Options struct {
-	NLayer int  // layers that have attention
-	NKV    int  // values per position and layer: n_head_kv * head_dim
-	NCtx   int  // positions per sequence at most (unified: also the pool's cells)
-	NSeq   int  // sequences (server slots)
-	TypeK  Type // element type of keys
-	TypeV  Type // element type of values
+	NLayer int // layers that have attention
+	NKV    int // values per position and layer: n_head_kv * head_dim
+	// HeadDim is the size of one KV head (0: NKV, one head). Each head is
+	// encoded on its own (see Type), so NKV must be a multiple of it.
+	HeadDim int
+	NCtx    int  // positions per sequence at most (unified: also the pool's cells)
+	NSeq    int  // sequences (server slots)
+	TypeK   Type // element type of keys
+	TypeV   Type // element type of values
 	// Unified shares one pool of NCtx cells among all sequences instead of
 	// giving each its own NCtx cells.
 	Unified bool
@@ -101,11 +102,20 @@ func New(o Options) (*Cache, error) {
 	if o.NCtx > maxCells || o.NSeq > maxCells || o.PageSize > maxCells {
 		return nil, fmt.Errorf("kvcache: %d sequences of %d positions in pages of %d exceed the %d-cell limit", o.NSeq, o.NCtx, o.PageSize, maxCells)
 	}
-	rowK, err := o.TypeK.RowBytes(o.NKV)
+	if o.HeadDim == 0 && (o.TypeK.IsTurbo() || o.TypeV.IsTurbo()) {
+		return nil, fmt.Errorf("kvcache: the turbo cache types need the head size (Options.HeadDim)")
+	}
+	if o.HeadDim == 0 {
+		o.HeadDim = o.NKV
+	}
+	if o.HeadDim < 0 || o.NKV%o.HeadDim != 0 {
+		return nil, fmt.Errorf("kvcache: %d values per position are not whole heads of %d", o.NKV, o.HeadDim)
+	}
+	rowK, err := o.TypeK.RowBytes(o.NKV/o.HeadDim, o.HeadDim)
 	if err != nil {
 		return nil, fmt.Errorf("kvcache: keys: %w", err)
 	}
-	rowV, err := o.TypeV.RowBytes(o.NKV)
+	rowV, err := o.TypeV.RowBytes(o.NKV/o.HeadDim, o.HeadDim)
 	if err != nil {
 		return nil, fmt.Errorf("kvcache: values: %w", err)
 	}
@@ -255,6 +265,10 @@ func (c *Cache) ValueRow(layer, seq, pos int) []byte {
 // (layer, seq, pos), which Reserve must have made room for. It does not
 // change the sequence length.
 func (c *Cache) Store(layer, seq, pos int, k, v []float32) {
-	kernels.QuantizeRow(c.opt.TypeK.DType(), c.KeyRow(layer, seq, pos), k)
-	kernels.QuantizeRow(c.opt.TypeV.DType(), c.ValueRow(layer, seq, pos), v)
+	nh, hd := c.opt.NKV/c.opt.HeadDim, c.opt.HeadDim
+	c.opt.TypeK.EncodeRow(c.KeyRow(layer, seq, pos), k, nh, hd)
+	c.opt.TypeV.EncodeRow(c.ValueRow(layer, seq, pos), v, nh, hd)
 }
+
+// RowBytes returns the bytes of one key row and one value row.
+func (c *Cache) RowBytes() (k, v int) { return c.rowK, c.rowV }

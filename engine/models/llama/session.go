@@ -65,7 +65,7 @@ func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
 		}
 	}
 	kvDim := hp.nHeadKV * hp.headDim
-	cache, err := kvcache.New(kvcache.Options{NLayer: hp.nLayer, NKV: kvDim, NCtx: o.NCtx, NSeq: o.NSeq, TypeK: o.TypeK, TypeV: o.TypeV, Unified: o.KVUnified})
+	cache, err := kvcache.New(kvcache.Options{NLayer: hp.nLayer, NKV: kvDim, HeadDim: hp.headDim, NCtx: o.NCtx, NSeq: o.NSeq, TypeK: o.TypeK, TypeV: o.TypeV, Unified: o.KVUnified})
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,106 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/waggle-llm/waggle/kvcache"
+)
+
+// TestAttendTypesMatchDecodedReference: for every cache type, Attend's
+// output is a float64 softmax attention over the keys and values as the
+// type stores them (kvcache.Type.DecodeRow, which un-rotates turbo rows),
+// within a bound set by what the path rounds on top: nothing but float32
+// sums for f32 and the turbo types (whose query is rotated and output
+// un-rotated instead of the rows), the query's q8 conversion for the block
+// types, and the probabilities' f16/bf16 rounding. A wrong head offset,
+// a missing rotation or a wrong scale breaks it by orders of magnitude.
+func TestAttendTypesMatchDecodedReference(t *testing.T) {
+	const n = 90
+	for _, typ := range typesUnderTest() {
+		for _, hd := range []int{64, 128} {
+			t.Run(fmt.Sprintf("%v/hd%d", typ, hd), func(t *testing.T) {
+				sh := AttentionShape{NHead: 4, NHeadKV: 2, HeadDim: hd, Scale: float32(1 / math.Sqrt(float64(hd)))}
+				c, q := attnFixture(t, typ, sh, n)
+				d := sh.NHead * hd
+				out := make([]float32, d)
+				Attend(out, q[:d], c, 0, 0, n, sh, NewAttentionScratch(n, hd, typ, typ, 1))
+				want := decodedAttention(c, q[:d], n, sh)
+				var num, den float64
+				for i := range out {
+					e := float64(out[i]) - want[i]
+					num, den = num+e*e, den+want[i]*want[i]
+				}
+				rel := math.Sqrt(num / den)
+				t.Logf("relative error %.3g", rel)
+				if bound := attnTypeBound(typ); rel > bound {
+					t.Fatalf("relative error %.3g over the decoded reference (bound %.3g)", rel, bound)
+				}
+			})
+		}
+	}
+}
+
+func typesUnderTest() []kvcache.Type {
+	var ts []kvcache.Type
+	for _, name := range kvcache.TypeNames() {
+		typ, _ := kvcache.ParseType(name)
+		ts = append(ts, typ)
+	}
+	return ts
+}
+
+// attnTypeBound is the relative RMS error allowed against the decoded
+// reference (see TestAttendTypesMatchDecodedReference).
+func attnTypeBound(typ kvcache.Type) float64 {
+	switch {
+	case typ == kvcache.F32 || typ.IsTurbo(): // measured ~3e-7
+		return 2e-6
+	case typ == kvcache.F16: // ~3e-4
+		return 1e-3
+	case typ == kvcache.BF16: // ~2.5e-3
+		return 5e-3
+	default: // q8 query against quantized keys: ~4e-3 to 6e-3
+		return 1.5e-2
+	}
+}
+
+// decodedAttention computes, in float64, softmax attention of one token's
+// heads over the first n positions with keys and values decoded from the
+// cache.
+func decodedAttention(c *kvcache.Cache, q []float32, n int, sh AttentionShape) []float64 {
+	o := c.Options()
+	hd, nkv := sh.HeadDim, sh.NHeadKV*sh.HeadDim
+	ks, vs := make([][]float32, n), make([][]float32, n)
+	for p := range n {
+		ks[p], vs[p] = make([]float32, nkv), make([]float32, nkv)
+		o.TypeK.DecodeRow(ks[p], c.KeyRow(0, 0, p), sh.NHeadKV, hd)
+		o.TypeV.DecodeRow(vs[p], c.ValueRow(0, 0, p), sh.NHeadKV, hd)
+	}
+	out := make([]float64, sh.NHead*hd)
+	s := make([]float64, n)
+	for h := range sh.NHead {
+		g := h / (sh.NHead / sh.NHeadKV)
+		m := math.Inf(-1)
+		for p := range n {
+			dot := 0.0
+			for i := range hd {
+				dot += float64(q[h*hd+i]) * float64(ks[p][g*hd+i])
+			}
+			s[p] = dot * float64(sh.Scale)
+			m = math.Max(m, s[p])
+		}
+		sum := 0.0
+		for p := range s {
+			s[p] = math.Exp(s[p] - m)
+			sum += s[p]
+		}
+		for p := range n {
+			for i := range hd {
+				out[h*hd+i] += s[p] / sum * float64(vs[p][g*hd+i])
+			}
+		}
+	}
+	return out
+}
