@@ -1,0 +1,240 @@
+package qwen35
+
+import (
+	"fmt"
+
+	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/kernels"
+	"github.com/waggle-llm/waggle/kvcache"
+)
+
+// session is the KV cache of the full-attention layers, the recurrent state
+// of the DeltaNet layers (state.go) and the scratch of a forward pass over
+// up to NBatch tokens. Buffers are sized at creation (logits grow to the
+// largest output count seen), so a warm decode step allocates nothing.
+type session struct {
+	m     *Model
+	opts  engine.SessionOptions
+	pool  *kernels.Pool
+	cache *kvcache.Cache
+	rs    *recurrent
+	attn  *engine.AttentionScratch
+	shape engine.AttentionShape
+	buf   buffers
+	plan  batchPlan
+	delta deltaTask
+	moe   moeScratch
+
+	nextPos []int
+	outIdx  []int
+	logits  []float32
+	hidden  map[int][]float32
+}
+
+// defaultCtx bounds the default context when the caller gives none.
+const defaultCtx = 4096
+
+// NewSession sizes the caches and scratch for the options.
+func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
+	hp := &m.hp
+	if err := m.defaults(&o); err != nil {
+		return nil, err
+	}
+	kvDim := hp.nHeadKV * hp.headDim
+	cache, err := kvcache.New(kvcache.Options{NLayer: m.nAttn, NKV: kvDim, NCtx: o.NCtx, NSeq: o.NSeq, TypeK: o.TypeK, TypeV: o.TypeV, Unified: o.KVUnified})
+	if err != nil {
+		return nil, err
+	}
+	pool := kernels.SharedPool(o.Threads)
+	o.Threads = pool.Threads()
+	s := &session{
+		m: m, opts: o, cache: cache, pool: pool,
+		rs:      newRecurrent(hp, m.nDelta, o.NSeq, snapshotDepth),
+		attn:    engine.NewAttentionScratch(o.NCtx, hp.headDim, o.TypeK, o.TypeV, pool.Threads()),
+		shape:   engine.AttentionShape{NHead: hp.nHead, NHeadKV: hp.nHeadKV, HeadDim: hp.headDim, Scale: hp.attnScale},
+		buf:     newBuffers(m, o.NBatch),
+		plan:    newBatchPlan(o.NSeq, o.NBatch),
+		nextPos: make([]int, o.NSeq),
+		outIdx:  make([]int, 0, o.NBatch),
+		hidden:  map[int][]float32{},
+	}
+	s.delta.init(s, pool.Threads())
+	if m.v.moe {
+		s.moe = newMoEScratch(hp, o.NBatch)
+	}
+	return s, nil
+}
+
+// defaults fills in and checks the session options.
+func (m *Model) defaults(o *engine.SessionOptions) error {
+	hp := &m.hp
+	if o.NCtx <= 0 {
+		o.NCtx = min(hp.nCtxTrain, defaultCtx)
+	}
+	if o.NSeq <= 0 {
+		o.NSeq = 1
+	}
+	if o.NBatch <= 0 {
+		o.NBatch = 512
+	}
+	if o.Threads < 0 || o.Threads > kernels.MaxThreads {
+		return fmt.Errorf("threads %d out of range [0, %d]", o.Threads, kernels.MaxThreads)
+	}
+	o.NBatch = min(o.NBatch, o.NCtx*o.NSeq)
+	if o.KVUnified {
+		o.NBatch = min(o.NBatch, o.NCtx)
+	}
+	for _, l := range o.CaptureLayers {
+		if l < -1 || l >= hp.nLayer {
+			return fmt.Errorf("capture layer %d out of range [-1, %d)", l, hp.nLayer)
+		}
+	}
+	return nil
+}
+
+func (s *session) Options() engine.SessionOptions { return s.opts }
+func (s *session) Cache() *kvcache.Cache          { return s.cache }
+func (s *session) NumOutputs() int                { return len(s.outIdx) }
+
+func (s *session) SeqLen(seq int) int {
+	if seq < 0 || seq >= s.opts.NSeq {
+		return 0
+	}
+	return s.cache.Len(seq)
+}
+
+func (s *session) Logits(k int) []float32 {
+	nv := s.m.hp.nVocab
+	return s.logits[k*nv : (k+1)*nv]
+}
+
+func (s *session) Hidden(layer, k int) []float32 {
+	h, ok := s.hidden[layer]
+	if !ok || k < 0 || (k+1)*s.m.hp.nEmbd > len(h) {
+		return nil
+	}
+	return h[k*s.m.hp.nEmbd : (k+1)*s.m.hp.nEmbd]
+}
+
+func (s *session) checkSeq(seq int) error {
+	if seq < 0 || seq >= s.opts.NSeq {
+		return fmt.Errorf("qwen35: sequence %d out of range [0, %d)", seq, s.opts.NSeq)
+	}
+	return nil
+}
+
+// Truncate drops positions >= pos of seq: the attention cells are cut and
+// the recurrent state is restored from the snapshot at pos (state.go); when
+// there is none it returns ErrNoSnapshot and changes nothing.
+func (s *session) Truncate(seq, pos int) error {
+	if err := s.checkSeq(seq); err != nil {
+		return err
+	}
+	if pos < 0 {
+		return fmt.Errorf("qwen35: truncate sequence %d to negative position %d", seq, pos)
+	}
+	if cur := s.cache.Len(seq); pos < cur {
+		if err := s.rs.truncate(seq, pos, cur); err != nil {
+			return err
+		}
+	}
+	return s.cache.Truncate(seq, pos)
+}
+
+// Fork makes dst a copy of the first n positions of src, recurrent state
+// included (from src's live state or its snapshot at n; ErrNoSnapshot
+// otherwise, with nothing changed).
+func (s *session) Fork(src, dst, n int) error {
+	if err := s.checkSeq(src); err != nil {
+		return err
+	}
+	if err := s.checkSeq(dst); err != nil {
+		return err
+	}
+	if src == dst {
+		return s.Truncate(dst, n)
+	}
+	cur := s.cache.Len(src)
+	if n < 0 || n > cur {
+		return fmt.Errorf("qwen35: fork %d positions of sequence %d, which holds %d", n, src, cur)
+	}
+	from, err := s.rs.source(src, n, cur)
+	if err != nil {
+		return err
+	}
+	if err := s.cache.Fork(src, dst, n); err != nil {
+		s.rs.fork(nil, dst) // the cache left dst empty
+		return err
+	}
+	s.rs.fork(from, dst)
+	return nil
+}
+
+// validate checks the batch against the cache before anything is written,
+// so a rejected batch leaves the session unchanged, then plans it.
+func (s *session) validate(b *engine.Batch) error {
+	n := b.Len()
+	if n == 0 {
+		return fmt.Errorf("qwen35: empty batch")
+	}
+	if n > s.opts.NBatch {
+		return fmt.Errorf("qwen35: batch of %d tokens exceeds the batch size %d", n, s.opts.NBatch)
+	}
+	if len(b.Pos) != n || len(b.Seq) != n || len(b.Output) != n {
+		return fmt.Errorf("qwen35: batch fields have different lengths")
+	}
+	for seq := range s.nextPos {
+		s.nextPos[seq] = s.cache.Len(seq)
+	}
+	for i, tok := range b.Tokens {
+		seq := int(b.Seq[i])
+		if tok < 0 || int(tok) >= s.m.hp.nVocab {
+			return fmt.Errorf("qwen35: token %d at batch index %d outside the vocabulary [0, %d)", tok, i, s.m.hp.nVocab)
+		}
+		if seq < 0 || seq >= s.opts.NSeq {
+			return fmt.Errorf("qwen35: sequence %d at batch index %d out of range [0, %d)", seq, i, s.opts.NSeq)
+		}
+		if int(b.Pos[i]) != s.nextPos[seq] {
+			return fmt.Errorf("qwen35: batch index %d has position %d, sequence %d continues at %d", i, b.Pos[i], seq, s.nextPos[seq])
+		}
+		if s.nextPos[seq] >= s.opts.NCtx {
+			return fmt.Errorf("%w: sequence %d holds %d positions", engine.ErrContextFull, seq, s.opts.NCtx)
+		}
+		s.nextPos[seq]++
+	}
+	return s.reserve()
+}
+
+// reserve makes the cache room for every sequence's new positions; on
+// kvcache.ErrPoolFull it gives back what it reserved (see the llama
+// package) so the session is unchanged.
+func (s *session) reserve() error {
+	for seq, n := range s.nextPos {
+		if err := s.cache.Reserve(seq, n); err != nil {
+			for back := range seq {
+				_ = s.cache.Truncate(back, s.cache.Len(back))
+			}
+			return fmt.Errorf("qwen35: %w", err)
+		}
+	}
+	return nil
+}
+
+// Decode runs the batch through the network.
+func (s *session) Decode(b *engine.Batch) error {
+	if err := s.validate(b); err != nil {
+		return err
+	}
+	s.outIdx = s.outIdx[:0]
+	for i, o := range b.Output {
+		if o {
+			s.outIdx = append(s.outIdx, i)
+		}
+	}
+	s.plan.build(b, s.cache, s.rs)
+	s.forward(b)
+	for seq, n := range s.nextPos {
+		s.cache.SetLen(seq, n)
+	}
+	return nil
+}
