@@ -46,10 +46,11 @@ func (c *fringe) Timing(k int, draft, cyc time.Duration) {
 }
 
 func (c *fringe) Shadow(base int) (int, int) {
-	if c.base < 0 || !c.gate.allow(&c.p) {
+	if c.base <= 0 {
 		return 0, 0
 	}
-	return c.base, probeDepth(c.base, c.p.ProbeFraction)
+	hz := probeDepth(c.base, c.p.ProbeFraction)
+	return c.gate.allow(&c.p, c.base, hz), hz
 }
 
 func (c *fringe) Depth(base int) int {

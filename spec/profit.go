@@ -43,23 +43,29 @@ func (e *ewma) add(x, alpha float64) {
 // when a shadow costs at most shadowBudget of a plain step (model-free
 // strategies), else one every max(ProbeInterval, cost/(budget×step))
 // plain cycles, so that shadows never take more than about shadowBudget of
-// the time (plus one unmeasured shadow at the start).
+// the time (plus the first ones, before their cost is known). Costly
+// shadows are also cut to the horizon judged.
 type shadowGate struct {
 	step, cost ewma // plain step without the shadow, shadow draft (ms)
 	since      int  // plain cycles since the last shadow
 	asked      bool // this cycle made a shadow
 }
 
-func (g *shadowGate) allow(p *AdaptiveParams) bool {
+// allow returns the cap of this plain cycle's shadow draft (0: none).
+func (g *shadowGate) allow(p *AdaptiveParams, base, horizon int) int {
 	g.since++
+	if g.cost.n == 0 {
+		base = horizon // the first shadow: its cost is not known yet
+	}
 	if g.cost.n > 0 && g.step.n > 0 && g.cost.v > shadowBudget*g.step.v {
 		every := max(p.ProbeInterval, int(math.Ceil(g.cost.v/(shadowBudget*g.step.v))))
 		if g.since < every {
-			return false
+			return 0
 		}
+		base = horizon
 	}
 	g.since, g.asked = 0, true
-	return true
+	return base
 }
 
 // timing takes a plain cycle's durations (k == 0).
@@ -195,11 +201,12 @@ func (c *profit) Depth(base int) int {
 }
 
 func (c *profit) Shadow(base int) (int, int) {
-	if c.base < 0 || !c.gate.allow(&c.p) {
+	if c.base <= 0 {
 		return 0, 0
 	}
+	hz := min(c.base, shadowHorizon)
 	c.shadowR = c.regime
-	return c.base, min(c.base, shadowHorizon)
+	return c.gate.allow(&c.p, c.base, hz), hz
 }
 
 func (c *profit) Record(cap, k, m int, shadow bool) {

@@ -1,17 +1,26 @@
 // Command specbench measures speculative decoding against plain decoding:
 // for each model, prompt kind and strategy it runs `waggle run --json`
-// alternately with and without speculation and prints the median of the
-// per-round ratios of generation speed, with the drafted and accepted
-// counts. Greedy output must be identical; a difference is reported.
+// alternately with and without speculation (ABAB…, the order flipped every
+// round) and prints a markdown table: median tokens/s of each, the median
+// of the per-round ratios, drafted and accepted tokens and the acceptance
+// rate. Greedy output must be identical; a difference is reported.
 //
-//	go run ./bench/specbench -m ../bench-models/synth-llama3.2-1b-q4_0.gguf \
-//	    -m ../shared/models/stories260K-f32.gguf -t 2 -n 128 -rounds 3
+//	go run ./bench/specbench -t 1 -n 128 -rounds 3 \
+//	    -m ../bench-models/synth-llama3.2-1b-q4_0.gguf:../shared/models/synth-llama3-tiny-q4_k_m.gguf \
+//	    -m ../shared/models/stories260K-f32.gguf:../shared/models/synth-llama-tiny-q4_0.gguf
+//
+// A model given as target:draft also runs draft-simple with that draft
+// model (same vocabulary, random weights: its drafts are nearly all wrong,
+// and --spec-draft-p-min 0 makes it draft anyway).
 //
 // Two prompt kinds: "repeating" (copy-and-edit text whose greedy
-// continuation on these random-weight models repeats itself) and
-// "rejecting" (a prompt full of repeated n-grams that the model does not
-// continue, so drafts are proposed and mostly rejected; adaptive depth must
-// keep the speed close to plain).
+// continuation repeats) and "rejecting" (a story opening whose continuation
+// does not copy the prompt: drafts that are proposed are mostly rejected;
+// the acceptance column shows how much). Adaptive depth must keep the speed
+// within 5% of plain on the rejecting kind.
+//
+// -verify-cost instead measures the key figure behind every ratio: the
+// time of one target Decode of k+1 tokens against a one-token Decode.
 package main
 
 import (
@@ -44,7 +53,7 @@ type result struct {
 var prompts = map[string]string{
 	"repeating": "The report said: the system restarts at noon, the backup runs at one, the audit runs at two. " +
 		"Copy it exactly. The report said: the system restarts at noon, the backup runs at one, the audit runs at two.",
-	"rejecting": strings.Repeat("alpha beta gamma delta ", 12) + "Now write something completely different:",
+	"rejecting": "Once upon a time there was a little girl named Lily. She loved to play outside in the park with her friends.",
 }
 
 func main() {
@@ -54,7 +63,10 @@ func main() {
 	threads := flag.Int("t", 2, "threads")
 	n := flag.Int("n", 128, "tokens to generate")
 	rounds := flag.Int("rounds", 3, "interleaved rounds")
-	types := flag.String("types", "ngram-simple,ngram-map-k,ngram-map-k4v,ngram-mod,ngram-cache,copyspec,suffix,recycle", "strategies, comma-separated")
+	types := flag.String("types", "ngram-simple,ngram-map-k,ngram-map-k4v,ngram-mod,ngram-cache,copyspec,suffix,recycle,draft-simple", "strategies, comma-separated (draft-simple only for a target:draft model)")
+	kinds := flag.String("kinds", "repeating,rejecting", "prompt kinds, comma-separated")
+	adaptiveFlag := flag.String("adaptive", "both", "off, on or both")
+	draftMax := flag.Int("draft-max", 16, "--draft-max (depth of ngram-cache, copyspec, suffix, recycle) and --spec-draft-n-max")
 	vc := flag.Bool("verify-cost", false, "only measure the Decode time of k+1 tokens against 1 token")
 	flag.Parse()
 	if len(models) == 0 {
@@ -79,14 +91,29 @@ func main() {
 			fail(fmt.Errorf("building waggle: %v\n%s", err, out))
 		}
 	}
-	fmt.Printf("greedy, %d tokens, %d threads, %d interleaved rounds; ratio = median of per-round (speculative t/s ÷ plain t/s)\n\n", *n, *threads, *rounds)
-	fmt.Println("| model | prompt | strategy | adaptive | speed vs plain | drafted | accepted | output identical |")
-	fmt.Println("| --- | --- | --- | --- | ---: | ---: | ---: | --- |")
-	for _, m := range models {
-		for _, kind := range []string{"repeating", "rejecting"} {
+	var modes []bool
+	switch *adaptiveFlag {
+	case "off":
+		modes = []bool{false}
+	case "on":
+		modes = []bool{true}
+	case "both":
+		modes = []bool{false, true}
+	default:
+		fail(fmt.Errorf("-adaptive must be off, on or both"))
+	}
+	fmt.Printf("greedy, %d tokens, %d threads, %d interleaved rounds, --draft-max %d; ratio = median of per-round (speculative t/s ÷ plain t/s), min–max in brackets\n\n", *n, *threads, *rounds, *draftMax)
+	fmt.Println("| model | prompt | strategy | adaptive | plain t/s | spec t/s | speed vs plain | drafted | accepted | acceptance | output identical |")
+	fmt.Println("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+	for _, mm := range models {
+		m, draft, _ := strings.Cut(mm, ":")
+		for _, kind := range strings.Split(*kinds, ",") {
 			for _, typ := range strings.Split(*types, ",") {
-				for _, adaptive := range []bool{false, true} {
-					row, err := measure(*waggle, m, prompts[kind], typ, adaptive, *threads, *n, *rounds)
+				if typ == "draft-simple" && draft == "" {
+					continue
+				}
+				for _, adaptive := range modes {
+					row, err := measure(*waggle, m, draft, prompts[kind], typ, adaptive, *threads, *n, *rounds, *draftMax)
 					if err != nil {
 						fail(err)
 					}
@@ -98,14 +125,18 @@ func main() {
 }
 
 // measure alternates plain and speculative runs and summarises them.
-func measure(bin, model, prompt, typ string, adaptive bool, threads, n, rounds int) (string, error) {
+func measure(bin, model, draft, prompt, typ string, adaptive bool, threads, n, rounds, draftMax int) (string, error) {
 	base := []string{"run", "-m", model, "-p", prompt, "-n", fmt.Sprint(n), "--temp", "0", "-t", fmt.Sprint(threads), "--json"}
 	specArgs := append(slices.Clone(base), "--spec-type", typ, "--spec-ngram-simple-size-n", "4",
-		"--spec-ngram-map-k-size-n", "4", "--spec-ngram-map-k4v-size-n", "4", "--spec-ngram-mod-n-match", "8", "--spec-ngram-mod-n-min", "4")
+		"--spec-ngram-map-k-size-n", "4", "--spec-ngram-map-k4v-size-n", "4", "--spec-ngram-mod-n-match", "8", "--spec-ngram-mod-n-min", "4",
+		"--draft-max", fmt.Sprint(draftMax), "--spec-draft-n-max", fmt.Sprint(draftMax))
+	if typ == "draft-simple" {
+		specArgs = append(specArgs, "--spec-draft-model", draft, "--spec-draft-p-min", "0")
+	}
 	if !adaptive {
 		specArgs = append(specArgs, "--no-spec-dm-adaptive")
 	}
-	var ratios []float64
+	var ratios, plainTS, specTS []float64
 	var drafted, accepted int
 	same := true
 	for r := range rounds {
@@ -126,11 +157,29 @@ func measure(bin, model, prompt, typ string, adaptive bool, threads, n, rounds i
 			}
 		}
 		ratios = append(ratios, sp.Timings.PredictedPerSecond/plain.Timings.PredictedPerSecond)
+		plainTS, specTS = append(plainTS, plain.Timings.PredictedPerSecond), append(specTS, sp.Timings.PredictedPerSecond)
 		drafted, accepted = drafted+sp.Timings.DraftN, accepted+sp.Timings.DraftNAccepted
 		same = same && slices.Equal(plain.Tokens, sp.Tokens)
 	}
-	slices.Sort(ratios)
-	return fmt.Sprintf("%.2fx | %d | %d | %v", ratios[len(ratios)/2], drafted, accepted, same), nil
+	acc := "–"
+	if drafted > 0 {
+		acc = fmt.Sprintf("%.0f%%", 100*float64(accepted)/float64(drafted))
+	}
+	spread := ""
+	if len(ratios) > 1 {
+		spread = fmt.Sprintf(" (%.2f–%.2f)", slices.Min(ratios), slices.Max(ratios))
+	}
+	return fmt.Sprintf("%.1f | %.1f | %.2fx%s | %d | %d | %s | %v",
+		median(plainTS), median(specTS), median(ratios), spread, drafted, accepted, acc, same), nil
+}
+
+func median(x []float64) float64 {
+	x = slices.Clone(x)
+	slices.Sort(x)
+	if len(x)%2 == 0 {
+		return (x[len(x)/2-1] + x[len(x)/2]) / 2
+	}
+	return x[len(x)/2]
 }
 
 func run(bin string, args []string) (result, error) {
