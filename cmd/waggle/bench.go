@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"runtime"
 	"time"
@@ -33,6 +32,7 @@ type benchCmd struct {
 	Output  string `short:"o" help:"Output format: md or json." enum:"md,json" default:"md"`
 	CacheK  string `name:"cache-type-k" aliases:"ctk" default:"f16" help:"KV cache type for keys."`
 	CacheV  string `name:"cache-type-v" aliases:"ctv" default:"f16" help:"KV cache type for values."`
+	Depth   int    `short:"d" name:"n-depth" help:"Tokens already in the context when each test starts (llama-bench's -d; prefilled once, untimed)." default:"0"`
 }
 
 // benchResult is one row; the JSON names are llama-bench's (-o json), so one
@@ -46,6 +46,7 @@ type benchResult struct {
 	Threads    int       `json:"n_threads"`
 	NPrompt    int       `json:"n_prompt"`
 	NGen       int       `json:"n_gen"`
+	NDepth     int       `json:"n_depth"`
 	AvgNs      int64     `json:"avg_ns"`
 	StddevNs   int64     `json:"stddev_ns"`
 	AvgTs      float64   `json:"avg_ts"`
@@ -57,8 +58,8 @@ type benchResult struct {
 }
 
 func (c *benchCmd) Run() error {
-	if c.Reps < 1 || c.Prompt < 0 || c.Gen < 0 || c.Prompt+c.Gen == 0 {
-		return fmt.Errorf("need -r >= 1 and at least one of -p, -n > 0")
+	if c.Reps < 1 || c.Prompt < 0 || c.Gen < 0 || c.Depth < 0 || c.Prompt+c.Gen == 0 {
+		return fmt.Errorf("need -r >= 1, -d >= 0 and at least one of -p, -n > 0")
 	}
 	l, err := engine.LoadFile(c.Model)
 	if err != nil {
@@ -71,8 +72,12 @@ func (c *benchCmd) Run() error {
 	}
 	info := l.Model.Info()
 	base := benchResult{ModelFile: c.Model, ModelType: modelDesc(info, l.File), ModelSize: info.WeightSize, ModelParam: info.NParams,
-		Backends: "CPU", Threads: c.threads(), Kernels: kernelsName(), GoMaxProcs: runtime.GOMAXPROCS(0)}
+		Backends: "CPU", Threads: c.threads(), Kernels: kernelsName(), GoMaxProcs: runtime.GOMAXPROCS(0), NDepth: c.Depth}
 	r := &benchRunner{s: s, nVocab: info.NVocab, batch: c.Batch, rng: rand.New(rand.NewPCG(1, 2))}
+	if c.Depth > 0 {
+		r.keep(r.prompt(c.Depth))
+		r.depth = c.Depth
+	}
 	var rows []benchResult
 	if c.Prompt > 0 {
 		row := base
@@ -88,11 +93,11 @@ func (c *benchCmd) Run() error {
 		return r.err
 	}
 	if c.Output == "json" {
-		enc := json.NewEncoder(os.Stdout)
+		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rows)
 	}
-	printBenchTable(os.Stdout, rows)
+	printBenchTable(stdout, rows)
 	return nil
 }
 
@@ -118,7 +123,10 @@ func (c *benchCmd) session(m engine.Model) (engine.Session, error) {
 	if nb <= 0 {
 		nb = max(c.Prompt, 1)
 	}
-	return m.NewSession(engine.SessionOptions{NCtx: c.Prompt + c.Gen + 1, NBatch: nb, TypeK: tk, TypeV: tv, Threads: c.Threads})
+	if c.Depth > 0 && c.Batch <= 0 {
+		nb = max(nb, min(c.Depth, 512))
+	}
+	return m.NewSession(engine.SessionOptions{NCtx: c.Depth + c.Prompt + c.Gen + 1, NBatch: nb, TypeK: tk, TypeV: tv, Threads: c.Threads})
 }
 
 // benchRunner decodes random tokens on one session.
@@ -129,6 +137,7 @@ type benchRunner struct {
 	rng    *rand.Rand
 	b      engine.Batch
 	err    error
+	depth  int // context kept between runs (-d)
 }
 
 // measure runs a warm-up (warmP prompt tokens and warmG generated ones, as
@@ -167,7 +176,8 @@ func (r *benchRunner) keep(err error) {
 	}
 }
 
-func (r *benchRunner) reset() { r.keep(r.s.Truncate(0, 0)) }
+// reset drops everything after the -d context.
+func (r *benchRunner) reset() { r.keep(r.s.Truncate(0, r.depth)) }
 
 func (r *benchRunner) token() int32 { return int32(r.rng.IntN(r.nVocab)) }
 
@@ -178,11 +188,13 @@ func (r *benchRunner) prompt(n int) error {
 	if bs <= 0 {
 		bs = n
 	}
+	bs = min(bs, r.s.Options().NBatch)
+	pos0 := r.s.SeqLen(0)
 	for done := 0; done < n; {
 		r.b.Reset()
 		k := min(bs, n-done)
 		for i := 0; i < k; i++ {
-			r.b.Add(r.token(), int32(done+i), 0, done+i == n-1)
+			r.b.Add(r.token(), int32(pos0+done+i), 0, done+i == n-1)
 		}
 		if err := r.s.Decode(&r.b); err != nil {
 			return err
@@ -250,6 +262,9 @@ func printBenchTable(w io.Writer, rows []benchResult) {
 		test := fmt.Sprintf("pp%d", r.NPrompt)
 		if r.NGen > 0 {
 			test = fmt.Sprintf("tg%d", r.NGen)
+		}
+		if r.NDepth > 0 {
+			test += fmt.Sprintf(" @ d%d", r.NDepth)
 		}
 		fmt.Fprintf(w, "| %-30s | %10s | %10s | %-10s | %7d | %15s | %20s |\n", r.ModelType, sizeString(r.ModelSize),
 			paramString(r.ModelParam), r.Backends, r.Threads, test, fmt.Sprintf("%.2f ± %.2f", r.AvgTs, r.StddevTs))
