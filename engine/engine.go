@@ -115,6 +115,29 @@ type Session interface {
 	Cache() *kvcache.Cache
 }
 
+// Shifter is implemented by sessions that can shift a sequence, the verb
+// behind llama.cpp's context shift (--context-shift): when a generating
+// sequence reaches its context, the server drops the oldest tokens after a
+// kept prefix and goes on. It is a separate interface, not a Session
+// method, because not every architecture can do it: a recurrent or hybrid
+// model's state has already absorbed the dropped tokens, so it cannot
+// forget them; callers test for it with a type assertion.
+type Shifter interface {
+	// Shift drops positions [keep, keep+drop) of sequence seq and moves
+	// positions [keep+drop, n) down by drop, so the sequence holds n-drop
+	// positions and continues at n-drop. Keys are re-rotated by -drop
+	// positions (RoPE composes additively), so each kept key equals the
+	// key of its token at the new position up to float rounding; values
+	// carry no position and move unchanged. The moved tokens keep the
+	// attention context they were computed with (they saw the dropped
+	// tokens); that is the approximation llama.cpp makes too. drop 0 is a
+	// no-op; keep+drop must not exceed the sequence's length. On error
+	// before the move the sequence is unchanged; if the cache has no
+	// room to rewrite it (a full unified pool), it is left holding its
+	// first keep positions and the error says so.
+	Shift(seq, keep, drop int) error
+}
+
 // ErrContextFull is returned by Decode when a sequence would grow past NCtx.
 var ErrContextFull = errors.New("engine: context is full")
 
