@@ -7,21 +7,28 @@ import (
 	"unsafe"
 )
 
-// registerFloatOpsARM64 adds the NEON assembly for the F32 and F16 dots,
-// Dot, Add, Mul, Scale and the F16 row conversions to the neon table
-// (neondot inherits them), with four-column F32/F16 VecDotN kernels whose
-// columns take the one-column dot's exact steps.
+// registerFloatOpsARM64 adds the NEON assembly for the F32, F16 and BF16
+// dots, Dot, Add, Mul, Scale and the F16 and BF16 row conversions to the
+// neon table (neondot inherits them), with four-column F32/F16/BF16
+// VecDotN kernels whose columns take the one-column dot's exact steps.
+// The BF16 kernels widen with ZIP (exact) rather than the ARMv8.6 BF16
+// instructions (BFDOT, BFCVT), which round products and flush subnormals
+// differently from the generic kernels and which few cores have.
 func registerFloatOpsARM64(neon, neondot *kernelTable) {
 	neon.vecDot[F32] = vecDotF32NEON
 	neon.vecDot[F16] = vecDotF16NEON
+	neon.vecDot[BF16] = vecDotBF16NEON
 	neon.vecDotN[F32] = vecDotNF32NEON
 	neon.vecDotN[F16] = vecDotNF16NEON
+	neon.vecDotN[BF16] = vecDotNBF16NEON
 	neon.dot = dotNEON
 	neon.add = addNEON
 	neon.mul = mulNEON
 	neon.scale = scaleNEON
 	neon.quantize[F16] = quantizeRowF16NEON
 	neon.dequantize[F16] = dequantizeRowF16NEON
+	neon.quantize[BF16] = quantizeRowBF16NEON
+	neon.dequantize[BF16] = dequantizeRowBF16NEON
 }
 
 // Stubs in float_arm64.s. n is a multiple of 8 (0 allowed); the Go
@@ -41,6 +48,12 @@ func dotF32NEON(a, b *float32, n int) float64
 //go:noescape
 func dotF16NEON(a, b *byte, n int) float64
 
+// dotBF16NEON is dotF32NEON on bf16 operands widened exactly (a bf16 is
+// the top half of a float32), as vecDotBF16Generic.
+//
+//go:noescape
+func dotBF16NEON(a, b *byte, n int) float64
+
 // dotF32x4NEON sets out[c] to dotF32NEON(w, x+c*xStride, n) bit for bit
 // for c < 4, reading w once (n a multiple of 8, the rows little-endian
 // float32, possibly unaligned). Columns at or past nc (1..4) recompute
@@ -53,6 +66,11 @@ func dotF32x4NEON(w, x *byte, xStride, n, nc int, out *[4]float64)
 //
 //go:noescape
 func dotF16x4NEON(w, x *byte, xStride, n, nc int, out *[4]float64)
+
+// dotBF16x4NEON is dotF32x4NEON for bf16 rows (dotBF16NEON per column).
+//
+//go:noescape
+func dotBF16x4NEON(w, x *byte, xStride, n, nc int, out *[4]float64)
 
 // addF32NEON sets dst[i] = a[i] + b[i] for i < n (addGeneric, bit for
 // bit); dst may alias a or b.
@@ -83,6 +101,22 @@ func f32ToF16NEON(dst *byte, src *float32, n int)
 //go:noescape
 func f16ToF32NEON(dst *float32, src *byte, n int)
 
+// f32ToBF16NEON stores F32ToBF16(src[i]) at dst[2i:] for i < n: round to
+// nearest even on the bits (overflow to Inf, subnormals kept), a NaN
+// truncated and made quiet (|0x40), bit for bit.
+//
+//go:noescape
+func f32ToBF16NEON(dst *byte, src *float32, n int)
+
+// bf16ToF32NEON sets dst[i] = BF16ToF32(src[2i:]) for i < n (exact, NaN
+// payloads kept).
+//
+//go:noescape
+func bf16ToF32NEON(dst *float32, src *byte, n int)
+
+// bf16AtARM64 reads the little-endian bf16 at b[0:2] as float32.
+func bf16AtARM64(b []byte) float32 { return BF16ToF32(binary.LittleEndian.Uint16(b)) }
+
 // f32Ptr views the little-endian float32 row b (possibly unaligned, which
 // arm64 allows) as its first element; b must not be empty.
 func f32Ptr(b []byte) *float32 { return (*float32)(unsafe.Pointer(unsafe.SliceData(b))) }
@@ -111,10 +145,22 @@ func vecDotF16NEON(n int, w, x []byte) float32 {
 	return float32(s)
 }
 
-// vecDotNF32NEON and vecDotNF16NEON are the vecDotNFuncs for F32 and F16:
-// the assembly sums the first n&^7 values of up to four columns, then
-// each column's tail is added exactly as vecDotF32NEON/vecDotF16NEON add
-// it, so out[c] has their bits.
+func vecDotBF16NEON(n int, w, x []byte) float32 {
+	n8 := n &^ 7
+	var s float64
+	if n8 > 0 {
+		s = dotBF16NEON(&w[0], &x[0], n8)
+	}
+	for i := n8; i < n; i++ {
+		s += float64(bf16AtARM64(w[2*i:]) * bf16AtARM64(x[2*i:]))
+	}
+	return float32(s)
+}
+
+// vecDotNF32NEON, vecDotNF16NEON and vecDotNBF16NEON are the vecDotNFuncs
+// for F32, F16 and BF16: the assembly sums the first n&^7 values of up to
+// four columns, then each column's tail is added exactly as the
+// one-column dot (vecDotF32NEON, ...) adds it, so out[c] has its bits.
 func vecDotNF32NEON(n int, w, x []byte, xStride int, out []float32) {
 	n8 := n &^ 7
 	var s [4]float64
@@ -140,6 +186,21 @@ func vecDotNF16NEON(n int, w, x []byte, xStride int, out []float32) {
 		xc, v := x[c*xStride:], s[c]
 		for i := n8; i < n; i++ {
 			v += float64(f16At(w[2*i:]) * f16At(xc[2*i:]))
+		}
+		out[c] = float32(v)
+	}
+}
+
+func vecDotNBF16NEON(n int, w, x []byte, xStride int, out []float32) {
+	n8 := n &^ 7
+	var s [4]float64
+	if n8 > 0 {
+		dotBF16x4NEON(&w[0], &x[0], xStride, n8, len(out), &s)
+	}
+	for c := range out {
+		xc, v := x[c*xStride:], s[c]
+		for i := n8; i < n; i++ {
+			v += float64(bf16AtARM64(w[2*i:]) * bf16AtARM64(xc[2*i:]))
 		}
 		out[c] = float32(v)
 	}
@@ -209,5 +270,27 @@ func dequantizeRowF16NEON(dst []float32, src []byte) {
 	}
 	for i := n8; i < len(dst); i++ {
 		dst[i] = f16At(src[2*i:])
+	}
+}
+
+// quantizeRowBF16NEON is quantizeRowBF16Generic (QuantizeRow(BF16)).
+func quantizeRowBF16NEON(dst []byte, src []float32) {
+	n8 := len(src) &^ 7
+	if n8 > 0 {
+		f32ToBF16NEON(&dst[0], &src[0], n8)
+	}
+	for i := n8; i < len(src); i++ {
+		binary.LittleEndian.PutUint16(dst[2*i:], F32ToBF16(src[i]))
+	}
+}
+
+// dequantizeRowBF16NEON is dequantizeRowBF16Generic (DequantizeRow(BF16)).
+func dequantizeRowBF16NEON(dst []float32, src []byte) {
+	n8 := len(dst) &^ 7
+	if n8 > 0 {
+		bf16ToF32NEON(&dst[0], &src[0], n8)
+	}
+	for i := n8; i < len(dst); i++ {
+		dst[i] = bf16AtARM64(src[2*i:])
 	}
 }

@@ -18,6 +18,14 @@
 #define XTN4H(n, d)       WORD $(0x0E612800 | ((n)<<5) | (d))             // xtn    Vd.4H, Vn.4S
 #define XTN28H(n, d)      WORD $(0x4E612800 | ((n)<<5) | (d))             // xtn2   Vd.8H, Vn.4S
 
+// BF16WIDEN widens the eight bf16 values in src (H8) to float32 in lo (the
+// first four) and hi, exactly: a bf16 is the top half of a float32, so
+// interleaving a zero half below each value (ZIP1/ZIP2 with zero) is the
+// conversion. Arguments are register names.
+#define BF16WIDEN(src, zero, lo, hi) \
+	VZIP1 src.H8, zero.H8, lo.H8; /* lo = {0, src[0], 0, src[1], ...} as halves */ \
+	VZIP2 src.H8, zero.H8, hi.H8
+
 #define ap  R0 // first operand / destination of in-place ops
 #define bp  R1 // second operand
 #define dp  R2 // destination
@@ -95,6 +103,30 @@ dotF16NEON_loop:
 	BNE    dotF16NEON_loop
 
 dotF16NEON_done:
+	SUMACC
+	FMOVD F20, ret+24(FP)
+	RET
+
+// func dotBF16NEON(a, b *byte, n int) float64
+TEXT ·dotBF16NEON(SB), NOSPLIT, $0-32
+	MOVD a+0(FP), ap
+	MOVD b+8(FP), bp
+	MOVD n+16(FP), cnt
+	CLEARACC
+	VEOR V24.B16, V24.B16, V24.B16 // V24 = 0, the low halves BF16WIDEN adds
+	LSR  $3, cnt
+	CBZ  cnt, dotBF16NEON_done
+
+dotBF16NEON_loop:
+	VLD1.P 16(ap), [V6.H8]
+	VLD1.P 16(bp), [V7.H8]
+	BF16WIDEN(V6, V24, V0, V1) // V0,V1 = a as float32 (exact)
+	BF16WIDEN(V7, V24, V2, V3) // V2,V3 = b
+	ACC8
+	SUBS   $1, cnt
+	BNE    dotBF16NEON_loop
+
+dotBF16NEON_done:
 	SUMACC
 	FMOVD F20, ret+24(FP)
 	RET
@@ -209,6 +241,67 @@ f16ToF32NEON_loop:
 f16ToF32NEON_done:
 	RET
 
+// func f32ToBF16NEON(dst *byte, src *float32, n int)
+//
+// bf16 = (bits + 0x7fff + (bits>>16)&1) >> 16 (round to nearest even in
+// integer arithmetic; overflow carries into the exponent and gives Inf),
+// except NaN: bits>>16 | 0x40, taken here as the top half of bits|0x400000.
+TEXT ·f32ToBF16NEON(SB), NOSPLIT, $0-24
+	MOVD dst+0(FP), dp
+	MOVD src+8(FP), ap
+	MOVD n+16(FP), cnt
+	MOVD $1, tmp
+	VDUP tmp, V28.S4           // V28 = 1 in every lane
+	MOVD $0x7fff, tmp
+	VDUP tmp, V29.S4           // V29 = 0x7fff
+	MOVD $0x400000, tmp
+	VDUP tmp, V30.S4           // V30 = the quiet bit of the top half
+	LSR  $3, cnt
+	CBZ  cnt, f32ToBF16NEON_done
+
+f32ToBF16NEON_loop:
+	VLD1.P 32(ap), [V0.S4, V1.S4]
+	VUSHR  $16, V0.S4, V2.S4     // V2 = bits >> 16
+	VUSHR  $16, V1.S4, V3.S4
+	VAND   V28.B16, V2.B16, V2.B16 // the lowest kept bit, for ties to even
+	VAND   V28.B16, V3.B16, V3.B16
+	VADD   V29.S4, V2.S4, V2.S4
+	VADD   V29.S4, V3.S4, V3.S4
+	VADD   V0.S4, V2.S4, V2.S4     // V2 = bits + 0x7fff + lsb: rounded in the top half
+	VADD   V1.S4, V3.S4, V3.S4
+	VORR   V30.B16, V0.B16, V4.B16 // V4 = the NaN form, bits | 0x400000
+	VORR   V30.B16, V1.B16, V5.B16
+	FCMEQ4S(0, 0, 6)               // V6 lane = x == x ? ones : 0 (0 for NaN)
+	FCMEQ4S(1, 1, 7)
+	VBSL   V4.B16, V2.B16, V6.B16  // V6 = not NaN ? rounded : NaN form
+	VBSL   V5.B16, V3.B16, V7.B16
+	VUZP2  V7.H8, V6.H8, V8.H8     // V8 = the top halves of V6 then V7
+	VST1.P [V8.H8], 16(dp)
+	SUBS   $1, cnt
+	BNE    f32ToBF16NEON_loop
+
+f32ToBF16NEON_done:
+	RET
+
+// func bf16ToF32NEON(dst *float32, src *byte, n int)
+TEXT ·bf16ToF32NEON(SB), NOSPLIT, $0-24
+	MOVD dst+0(FP), dp
+	MOVD src+8(FP), ap
+	MOVD n+16(FP), cnt
+	VEOR V31.B16, V31.B16, V31.B16
+	LSR  $3, cnt
+	CBZ  cnt, bf16ToF32NEON_done
+
+bf16ToF32NEON_loop:
+	VLD1.P 16(ap), [V0.H8]
+	BF16WIDEN(V0, V31, V1, V2)     // exact, NaN payloads kept
+	VST1.P [V1.S4, V2.S4], 32(dp)
+	SUBS   $1, cnt
+	BNE    bf16ToF32NEON_loop
+
+bf16ToF32NEON_done:
+	RET
+
 // Registers of the four-column dots (the one-column names above are unused).
 #define wq   R0  // weight row
 #define xc0  R1  // column 0
@@ -298,11 +391,20 @@ done:                               \
 	SUMCOL(24, 25, 26, 27, F24, 16);     \
 	SUMCOL(28, 29, 30, 31, F28, 24)
 
+// V12 is zero in the BF16 routine (the widening's low halves).
 #define LOADW32 VLD1.P 32(wq), [V0.S4, V1.S4]
 #define LOADW16 \
 	VLD1.P 16(wq), [V6.H8]; \
 	FCVTL4S(6, 0);          \
 	FCVTL24S(6, 1)
+#define LOADWBF16 \
+	VLD1.P 16(wq), [V6.H8]; \
+	BF16WIDEN(V6, V12, V0, V1)
+
+#define COLBF16(xc, a0, a1, a2, a3) \
+	VLD1.P 16(xc), [V7.H8];     \
+	BF16WIDEN(V7, V12, V2, V3); \
+	ACCCOL(a0, a1, a2, a3)
 
 // func dotF32x4NEON(w, x *byte, xStride, n, nc int, out *[4]float64)
 TEXT ·dotF32x4NEON(SB), NOSPLIT, $0-48
@@ -324,4 +426,16 @@ TEXT ·dotF16x4NEON(SB), NOSPLIT, $0-48
 	MOVD nc+32(FP), ncol
 	MOVD out+40(FP), outq
 	DOTX4(LOADW16, COLF16, dotF16x4NEON_loop, dotF16x4NEON_done)
+	RET
+
+// func dotBF16x4NEON(w, x *byte, xStride, n, nc int, out *[4]float64)
+TEXT ·dotBF16x4NEON(SB), NOSPLIT, $0-48
+	MOVD w+0(FP), wq
+	MOVD x+8(FP), xc0
+	MOVD xStride+16(FP), strd
+	MOVD n+24(FP), left
+	MOVD nc+32(FP), ncol
+	MOVD out+40(FP), outq
+	VEOR V12.B16, V12.B16, V12.B16
+	DOTX4(LOADWBF16, COLBF16, dotBF16x4NEON_loop, dotBF16x4NEON_done)
 	RET

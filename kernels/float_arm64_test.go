@@ -128,7 +128,7 @@ func TestNEONF32ToF16Dense(t *testing.T) {
 	}
 }
 
-// TestNEONFloatDots checks the F32/F16 VecDot and Dot kernels against the
+// TestNEONFloatDots checks the F32/F16/BF16 VecDot and Dot kernels against the
 // generic float64 sums within tolVecDotImpl/tolDotImpl, with rows ending at
 // a fault page at several byte offsets (unaligned floats included), and
 // exactly on small-integer rows whose sums float64 and float32 both hold.
@@ -136,7 +136,7 @@ func TestNEONFloatDots(t *testing.T) {
 	ref, _ := resolve("generic")
 	r := newRand(201)
 	for name, kt := range neonFloatImpls(t) {
-		for _, typ := range []DType{F32, F16} {
+		for _, typ := range []DType{F32, F16, BF16} {
 			for _, n := range neonFloatSizes {
 				for _, exact := range []bool{false, true} {
 					a, b := randomActs(r, n), randomActs(r, n)
@@ -228,8 +228,8 @@ func TestNEONElementwise(t *testing.T) {
 	}
 }
 
-// FuzzNEONFloat feeds fuzzed float32 bit patterns to the F16 conversion
-// (bit-exact) and to the float dots (tolerance, skipped when the generic
+// FuzzNEONFloat feeds fuzzed float32 bit patterns to the F16 and BF16
+// conversions (bit-exact) and to the float dots (tolerance, skipped when the generic
 // sum overflows).
 func FuzzNEONFloat(f *testing.F) {
 	f.Add([]byte{0, 0, 0x80, 0x3f, 1, 0, 0x80, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0, 0, 0x80, 0x33}, uint8(17))
@@ -243,11 +243,13 @@ func FuzzNEONFloat(f *testing.F) {
 		}
 		ref, _ := resolve("generic")
 		for name, kt := range neonFloatImpls(t) {
-			got, want := make([]byte, 2*n), make([]byte, 2*n)
-			kt.quantize[F16](got, a)
-			ref.quantize[F16](want, a)
-			if string(got) != string(want) {
-				t.Fatalf("%s F16 row of %v: %x, want %x", name, a, got, want)
+			for _, typ := range []DType{F16, BF16} {
+				got, want := make([]byte, 2*n), make([]byte, 2*n)
+				kt.quantize[typ](got, a)
+				ref.quantize[typ](want, a)
+				if string(got) != string(want) {
+					t.Fatalf("%s %v row of %v: %x, want %x", name, typ, a, got, want)
+				}
 			}
 			var mag float64
 			for i := range a {
@@ -284,7 +286,7 @@ func cancelRow(r interface{ Perm(int) []int }, n, g int, big, tiny float32) (w, 
 	return w, x
 }
 
-// TestNEONFloatVecDotNOrder checks F32/F16 VecDotN against VecDot bit for
+// TestNEONFloatVecDotNOrder checks F32/F16/BF16 VecDotN against VecDot bit for
 // bit on cancelling rows (cancelRow), where the float64 lane sums depend on
 // the order: a column summed in another lane order than VecDot's fails
 // here, while it would pass on ordinary rows. Column 0 has cancelRow's
@@ -293,7 +295,7 @@ func cancelRow(r interface{ Perm(int) []int }, n, g int, big, tiny float32) (w, 
 func TestNEONFloatVecDotNOrder(t *testing.T) {
 	r := newRand(203)
 	for name, kt := range neonFloatImpls(t) {
-		for _, typ := range []DType{F32, F16} {
+		for _, typ := range []DType{F32, F16, BF16} {
 			big, tiny := float32(1<<30), float32(1)
 			if typ == F16 {
 				big, tiny = 1<<15, float32(math.Ldexp(1, -24))
@@ -322,5 +324,84 @@ func TestNEONFloatVecDotNOrder(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestNEONBF16RowsExhaustive converts every bf16 pattern to float32 and
+// back through the arm64 row converters, bit for bit against BF16ToF32
+// and F32ToBF16 (which quiets a NaN, so the round trip is checked against
+// it rather than against the pattern), with the source ending at a fault
+// page, odd lengths, and sentinels after both destinations.
+func TestNEONBF16RowsExhaustive(t *testing.T) {
+	src := make([]byte, 2<<16)
+	for h := range 1 << 16 {
+		binary.LittleEndian.PutUint16(src[2*h:], uint16(h))
+	}
+	for name, kt := range neonFloatImpls(t) {
+		for _, n := range []int{1 << 16, 1<<16 - 3, 1<<16 - 9} {
+			g := guardedCopy(t, src[:2*n], 0)
+			dst := make([]float32, n+1)
+			dst[n] = 42
+			kt.dequantize[BF16](dst[:n], g)
+			for h := range n {
+				if got, want := math.Float32bits(dst[h]), math.Float32bits(BF16ToF32(uint16(h))); got != want {
+					t.Fatalf("%s BF16ToF32(%#04x) = %#08x, want %#08x", name, h, got, want)
+				}
+			}
+			if dst[n] != 42 {
+				t.Fatalf("%s: bf16 dequantize wrote past the row", name)
+			}
+			back := make([]byte, 2*n+2)
+			kt.quantize[BF16](back[:2*n], guardedFloats(t, dst[:n]))
+			for h := range n {
+				want := F32ToBF16(dst[h])
+				if got := binary.LittleEndian.Uint16(back[2*h:]); got != want {
+					t.Fatalf("%s F32ToBF16(%#08x) = %#04x, want %#04x", name, math.Float32bits(dst[h]), got, want)
+				}
+			}
+			if back[2*n] != 0 || back[2*n+1] != 0 {
+				t.Fatalf("%s: bf16 quantize wrote past the row", name)
+			}
+		}
+	}
+}
+
+// TestNEONF32ToBF16Dense converts, for every bf16 pattern h, the float32
+// patterns at and around its rounding boundaries (low halves 0x0000,
+// 0x0001, 0x7fff, 0x8000 (the tie), 0x8001, 0xffff: ties to even, carries
+// into the exponent, overflow to Inf, NaN payloads that live only in the
+// low half), then every 4099th float32 pattern, and requires F32ToBF16's
+// bits. The rows have odd lengths so the scalar tail runs too.
+func TestNEONF32ToBF16Dense(t *testing.T) {
+	for name, kt := range neonFloatImpls(t) {
+		check := func(src []float32) {
+			g := guardedFloatsAt(t, src, 1)
+			dst := make([]byte, 2*len(src)+2)
+			kt.quantize[BF16](dst[:2*len(src)], g)
+			for i, f := range src {
+				if got, want := binary.LittleEndian.Uint16(dst[2*i:]), F32ToBF16(f); got != want {
+					t.Fatalf("%s F32ToBF16(%#08x) = %#04x, want %#04x", name, math.Float32bits(f), got, want)
+				}
+			}
+			if dst[2*len(src)] != 0 || dst[2*len(src)+1] != 0 {
+				t.Fatalf("%s: bf16 quantize wrote past the row", name)
+			}
+		}
+		src := make([]float32, 0, 6<<16)
+		for h := range uint32(1 << 16) {
+			for _, lo := range []uint32{0, 1, 0x7fff, 0x8000, 0x8001, 0xffff} {
+				src = append(src, math.Float32frombits(h<<16|lo))
+			}
+		}
+		check(src[:len(src)-1])
+		src = src[:0]
+		for b := uint64(0); b < 1<<32; b += 4099 {
+			src = append(src, math.Float32frombits(uint32(b)))
+			if len(src) == 1<<16+5 {
+				check(src)
+				src = src[:0]
+			}
+		}
+		check(src)
 	}
 }
