@@ -11,7 +11,10 @@ package kernels
 //	registerLegacyQuantsARM64  vecdot_legacy_arm64.go  Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 dots and VecDotN
 //	registerKQuantsARM64       vecdot_k_arm64.go       Q2_K..Q6_K dots and VecDotN
 //	registerQuantizeARM64      quantize_arm64.go       q8_0, q8_1 and q8_K activation quantizers
-//	registerFloatOpsARM64      float_arm64.go          F32/F16 dots, Dot, Add, Mul, Scale, F16 rows
+//	registerFloatOpsARM64      float_arm64.go          F32/F16/BF16 dots, Dot, Add, Mul, Scale, F16/BF16 rows
+//	registerActivationsARM64   float_exp_arm64.go      SwiGLU, SoftMax, RMSNorm
+//
+// The attention kernels (attn_arm64.go) are added by registerAttn.
 //
 // A nil table entry inherits from the parent implementation, so neondot
 // only lists the kernels that SDOT speeds up. WAGGLE_KERNELS=neon forces the
@@ -24,6 +27,7 @@ func archImplementations() []*implementation {
 		registerKQuantsARM64,
 		registerQuantizeARM64,
 		registerFloatOpsARM64,
+		registerActivationsARM64,
 	} {
 		register(&neon.kernels, &neondot.kernels)
 	}
