@@ -6,7 +6,6 @@ import (
 
 	"github.com/waggle-llm/waggle/kernels"
 	"github.com/waggle-llm/waggle/kvcache"
-	"github.com/waggle-llm/waggle/kvcache/turbo"
 )
 
 // AttentionScratch holds the per-session buffers of Attend and AttendBatch,
@@ -26,13 +25,16 @@ type attnWorker struct {
 	rows   []float32      // attnChunk+1 value rows of one head, as float32 (see continueValues)
 	raw    []byte         // attnChunk value rows of one head, gathered as stored
 	pc     []float32      // the weights of rows
-	qrot   []float32      // turbo keys: the rotated, padded query head
-	vacc   []float32      // turbo values: the rotated, padded output sum
+	group  groupScratch   // grouped attention (attention_types.go)
 }
 
 // NewAttentionScratch sizes scratch for nCtx positions of heads of headDim,
 // for a pool of up to workers threads (at least 1).
-func NewAttentionScratch(nCtx, headDim int, typeK, typeV kvcache.Type, workers int) *AttentionScratch {
+//
+// group is the number of query heads per KV head (NHead/NHeadKV): the
+// bf16, block-quantized and turbo types attend a KV head's query heads
+// together (attention_types.go).
+func NewAttentionScratch(nCtx, headDim, group int, typeK, typeV kvcache.Type, workers int) *AttentionScratch {
 	s := &AttentionScratch{workers: make([]attnWorker, max(workers, 1))}
 	vHead, _ := typeV.HeadBytes(headDim)
 	for i := range s.workers {
@@ -46,11 +48,8 @@ func NewAttentionScratch(nCtx, headDim int, typeK, typeV kvcache.Type, workers i
 		if vt := typeV.DType(); vt == kernels.F16 || vt == kernels.BF16 {
 			w.probs = make([]byte, vt.RowBytes(nCtx)) // the probabilities rounded to the value type
 		}
-		if typeK.IsTurbo() {
-			w.qrot = make([]float32, turbo.PaddedLen(headDim))
-		}
-		if typeV.IsTurbo() {
-			w.vacc = make([]float32, turbo.PaddedLen(headDim))
+		if groupedTypes(typeK, typeV) {
+			w.group = newGroupScratch(nCtx, headDim, group, typeK, typeV)
 		}
 		s.workers[i] = w
 	}
@@ -73,8 +72,8 @@ type AttentionShape struct {
 func Attend(out, q []float32, c *kvcache.Cache, layer, seq, n int, sh AttentionShape, s *AttentionScratch) {
 	a := attendTask{c: c, layer: layer, sh: sh}
 	a.bind()
-	for h := range sh.NHead {
-		a.head(&s.workers[0], out, q, seq, n, h)
+	for u := range a.units {
+		a.unit(&s.workers[0], out, q, seq, n, u)
 	}
 }
 
@@ -96,8 +95,9 @@ func AttendBatch(p *kernels.Pool, out, q []float32, seq, pos []int32, c *kvcache
 		panic("engine: AttendBatch: seq and pos differ in length")
 	}
 	a := &s.task
-	*a = attendTask{out: out, q: q, seq: seq, pos: pos, c: c, layer: layer, sh: sh, items: len(seq) * sh.NHead, owner: s}
+	*a = attendTask{out: out, q: q, seq: seq, pos: pos, c: c, layer: layer, sh: sh, owner: s}
 	a.bind()
+	a.items = len(seq) * a.units
 	work := 0
 	for _, ps := range pos {
 		work += (int(ps) + 1) * sh.NHead * sh.HeadDim
@@ -136,6 +136,8 @@ type attendTask struct {
 	kHead, vHead   int // bytes per head within a position
 	next           atomic.Int64
 	group, headDim int
+	grouped        bool // one unit per KV head (attention_types.go), else per query head
+	units          int  // units of work per token
 }
 
 // bind derives the cache layout fields from c and sh.
@@ -153,6 +155,21 @@ func (a *attendTask) bind() {
 	a.kRow, a.vRow = a.c.RowBytes()
 	a.kHead, _ = o.TypeK.HeadBytes(a.headDim)
 	a.vHead, _ = o.TypeV.HeadBytes(a.headDim)
+	a.grouped = groupedTypes(o.TypeK, o.TypeV)
+	a.units = a.sh.NHead
+	if a.grouped {
+		a.units = a.sh.NHeadKV
+	}
+}
+
+// unit attends unit u of one token: query head u, or KV head u with its
+// query heads when grouped.
+func (a *attendTask) unit(w *attnWorker, out, q []float32, seq, n, u int) {
+	if a.grouped {
+		a.kvGroup(w, out, q, seq, n, u)
+	} else {
+		a.head(w, out, q, seq, n, u)
+	}
 }
 
 // Run claims items until none is left (none is bound to a worker, so a
@@ -161,8 +178,8 @@ func (a *attendTask) Run(worker, _ int) {
 	w := &a.owner.workers[worker]
 	d := a.sh.NHead * a.headDim
 	for it := int(a.next.Add(1)) - 1; it < a.items; it = int(a.next.Add(1)) - 1 {
-		i, h := it/a.sh.NHead, it%a.sh.NHead
-		a.head(w, a.out[i*d:(i+1)*d], a.q[i*d:(i+1)*d], int(a.seq[i]), int(a.pos[i])+1, h)
+		i, u := it/a.units, it%a.units
+		a.unit(w, a.out[i*d:(i+1)*d], a.q[i*d:(i+1)*d], int(a.seq[i]), int(a.pos[i])+1, u)
 	}
 }
 
@@ -177,26 +194,14 @@ func (a *attendTask) head(w *attnWorker, out, q []float32, seq, n, h int) {
 	hd, g := a.headDim, h/a.group
 	w.spans = a.c.Spans(seq, n, w.spans)
 	scores := w.scores[:n]
-	if a.kType.IsTurbo() {
-		a.turboScores(w, scores, q[h*hd:(h+1)*hd], g)
-	} else {
-		kernels.QuantizeRow(a.kt.VecDotType(), w.qconv, q[h*hd:(h+1)*hd])
-		for _, sp := range w.spans {
-			keys := a.c.KeyCells(a.layer, sp.Cell, sp.N)
-			kernels.AttnScores(a.kt, scores[sp.Pos:sp.Pos+sp.N], keys[g*a.kHead:], a.kRow, w.qconv, hd)
-		}
+	kernels.QuantizeRow(a.kt.VecDotType(), w.qconv, q[h*hd:(h+1)*hd])
+	for _, sp := range w.spans {
+		keys := a.c.KeyCells(a.layer, sp.Cell, sp.N)
+		kernels.AttnScores(a.kt, scores[sp.Pos:sp.Pos+sp.N], keys[g*a.kHead:], a.kRow, w.qconv, hd)
 	}
 	kernels.Scale(scores, a.sh.Scale)
 	kernels.SoftMax(scores)
-	dst := out[h*hd : (h+1)*hd]
-	switch {
-	case a.vType.IsTurbo():
-		a.turboValues(w, dst, scores, g)
-	case a.vt == kernels.F32 || a.vt == kernels.F16:
-		a.weightedValues(w, dst, scores, g)
-	default:
-		a.decodedValues(w, dst, scores, g)
-	}
+	a.weightedValues(w, out[h*hd:(h+1)*hd], scores, g)
 }
 
 // weightedValues sets dst = Σ_j p_j·V_j over the value rows of KV head g

@@ -68,7 +68,7 @@ func checkPagedAttend(t *testing.T, typ kvcache.Type, hd, page int) {
 	c, q := attnFixture(t, typ, sh, n)
 	sc := scatteredCopy(t, c, n, page)
 	d := sh.NHead * hd
-	s := NewAttentionScratch(n, hd, typ, typ, 2)
+	s := NewAttentionScratch(n, hd, sh.NHead/sh.NHeadKV, typ, typ, 2)
 	want, got := make([]float32, d), make([]float32, n*d)
 	for i := range n {
 		Attend(want, q[i*d:(i+1)*d], c, 0, 0, i+1, sh, s)
@@ -105,7 +105,7 @@ func TestAttendScatteredNoAlloc(t *testing.T) {
 	sh := AttentionShape{NHead: 4, NHeadKV: 2, HeadDim: 64, Scale: 0.125}
 	c, q := attnFixture(t, kvcache.F16, sh, 100)
 	sc := scatteredCopy(t, c, 100, 7)
-	s := NewAttentionScratch(100, 64, kvcache.F16, kvcache.F16, 1)
+	s := NewAttentionScratch(100, 64, 2, kvcache.F16, kvcache.F16, 1)
 	out := make([]float32, 4*64)
 	if a := testing.AllocsPerRun(10, func() { Attend(out, q[:4*64], sc, 0, 0, 100, sh, s) }); a != 0 {
 		t.Errorf("Attend: %v allocations", a)
@@ -120,7 +120,7 @@ func BenchmarkAttendPaged(b *testing.B) {
 	const n, hd = 2048, 64
 	sh := AttentionShape{NHead: 32, NHeadKV: 8, HeadDim: hd, Scale: 0.125}
 	c, q := attnFixture(b, kvcache.F16, sh, n)
-	s := NewAttentionScratch(n, hd, kvcache.F16, kvcache.F16, 1)
+	s := NewAttentionScratch(n, hd, 4, kvcache.F16, kvcache.F16, 1)
 	out := make([]float32, sh.NHead*hd)
 	run := func(name string, cc *kvcache.Cache) {
 		b.Run(name, func(b *testing.B) {

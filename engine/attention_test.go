@@ -54,7 +54,7 @@ func TestAttendBatchEqualsAttend(t *testing.T) {
 			}
 			pool := kernels.NewPool(2)
 			restore := kernels.ForceParallel()
-			s := NewAttentionScratch(n, hd, typ, typ, 2)
+			s := NewAttentionScratch(n, hd, sh.NHead/sh.NHeadKV, typ, typ, 2)
 			batch := make([]float32, n*d)
 			AttendBatch(pool, batch, q, seq, pos, c, 0, sh, s)
 			restore()
@@ -124,7 +124,7 @@ func checkAttendRef(t *testing.T, c *kvcache.Cache, q, out []float32, n int, sh 
 func TestAttendNoAlloc(t *testing.T) {
 	sh := AttentionShape{NHead: 4, NHeadKV: 2, HeadDim: 64, Scale: 0.125}
 	c, q := attnFixture(t, kvcache.F16, sh, 16)
-	s := NewAttentionScratch(16, 64, kvcache.F16, kvcache.F16, 1)
+	s := NewAttentionScratch(16, 64, 2, kvcache.F16, kvcache.F16, 1)
 	out := make([]float32, 4*64)
 	if a := testing.AllocsPerRun(10, func() { Attend(out, q[:4*64], c, 0, 0, 16, sh, s) }); a != 0 {
 		t.Errorf("Attend: %v allocations", a)

@@ -25,7 +25,7 @@ func TestAttendTypesMatchDecodedReference(t *testing.T) {
 				c, q := attnFixture(t, typ, sh, n)
 				d := sh.NHead * hd
 				out := make([]float32, d)
-				Attend(out, q[:d], c, 0, 0, n, sh, NewAttentionScratch(n, hd, typ, typ, 1))
+				Attend(out, q[:d], c, 0, 0, n, sh, NewAttentionScratch(n, hd, sh.NHead/sh.NHeadKV, typ, typ, 1))
 				want := decodedAttention(c, q[:d], n, sh)
 				var num, den float64
 				for i := range out {
@@ -103,4 +103,36 @@ func decodedAttention(c *kvcache.Cache, q []float32, n int, sh AttentionShape) [
 		}
 	}
 	return out
+}
+
+// TestAttendGroupedNoAlloc: warm grouped attention (turbo keys and values,
+// block-quantized values) over scattered pages allocates nothing.
+func TestAttendGroupedNoAlloc(t *testing.T) {
+	sh := AttentionShape{NHead: 4, NHeadKV: 2, HeadDim: 64, Scale: 0.125}
+	for _, typ := range []kvcache.Type{kvcache.Turbo3TCQ, kvcache.Q4_0, kvcache.BF16} {
+		c, q := attnFixture(t, typ, sh, 100)
+		sc := scatteredCopy(t, c, 100, 7)
+		s := NewAttentionScratch(100, 64, 2, typ, typ, 1)
+		out := make([]float32, 4*64)
+		if a := testing.AllocsPerRun(10, func() { Attend(out, q[:4*64], sc, 0, 0, 100, sh, s) }); a != 0 {
+			t.Errorf("%v: %v allocations", typ, a)
+		}
+	}
+}
+
+// BenchmarkAttendTypes times one decode-step Attend of the 1B shape (32
+// query heads of 64 over 8 KV heads) over 4096 positions per cache type.
+func BenchmarkAttendTypes(b *testing.B) {
+	const n, hd = 4096, 64
+	sh := AttentionShape{NHead: 32, NHeadKV: 8, HeadDim: hd, Scale: 0.125}
+	for _, typ := range []kvcache.Type{kvcache.F16, kvcache.Q8_0, kvcache.Q4_0, kvcache.Turbo3, kvcache.Turbo3TCQ} {
+		c, q := attnFixture(b, typ, sh, n)
+		s := NewAttentionScratch(n, hd, 4, typ, typ, 1)
+		out := make([]float32, sh.NHead*hd)
+		b.Run(typ.String(), func(b *testing.B) {
+			for b.Loop() {
+				Attend(out, q[:sh.NHead*hd], c, 0, 0, n, sh, s)
+			}
+		})
+	}
 }

@@ -10,6 +10,7 @@ package kernels
 //	registerLegacyQuantsAMD64  vecdot_legacy_amd64.go  Q4_0 Q4_1 Q5_0 Q5_1 Q8_0, q8_0/q8_1 quantize
 //	registerKQuantsAMD64       vecdot_k_amd64.go       Q2_K..Q6_K, q8_K quantize
 //	registerFloatOpsAMD64      float_amd64.go          F32/F16/BF16 dots, vector ops, conversions
+//	registerDequantAMD64       dequant_amd64.go        Q8_0, Q4_0 expansion to float32
 //
 // A nil table entry inherits from the parent implementation.
 func archImplementations() []*implementation {
@@ -19,6 +20,7 @@ func archImplementations() []*implementation {
 		registerLegacyQuantsAMD64,
 		registerKQuantsAMD64,
 		registerFloatOpsAMD64,
+		registerDequantAMD64,
 	} {
 		register(&avx2.kernels, &avx512.kernels)
 	}

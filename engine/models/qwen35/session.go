@@ -41,7 +41,7 @@ func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
 		return nil, err
 	}
 	kvDim := hp.nHeadKV * hp.headDim
-	cache, err := kvcache.New(kvcache.Options{NLayer: m.nAttn, NKV: kvDim, NCtx: o.NCtx, NSeq: o.NSeq, TypeK: o.TypeK, TypeV: o.TypeV, Unified: o.KVUnified})
+	cache, err := kvcache.New(kvcache.Options{NLayer: m.nAttn, NKV: kvDim, HeadDim: hp.headDim, NCtx: o.NCtx, NSeq: o.NSeq, TypeK: o.TypeK, TypeV: o.TypeV, Unified: o.KVUnified})
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
 	s := &session{
 		m: m, opts: o, cache: cache, pool: pool,
 		rs:      newRecurrent(hp, m.nDelta, o.NSeq, snapshotDepth),
-		attn:    engine.NewAttentionScratch(o.NCtx, hp.headDim, o.TypeK, o.TypeV, pool.Threads()),
+		attn:    engine.NewAttentionScratch(o.NCtx, hp.headDim, hp.nHead/hp.nHeadKV, o.TypeK, o.TypeV, pool.Threads()),
 		shape:   engine.AttentionShape{NHead: hp.nHead, NHeadKV: hp.nHeadKV, HeadDim: hp.headDim, Scale: hp.attnScale},
 		buf:     newBuffers(m, o.NBatch),
 		plan:    newBatchPlan(o.NSeq, o.NBatch),
