@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -50,6 +51,25 @@ type Config struct {
 	// closeFn runs at Shutdown.
 	Speculator func(sess engine.Session) (sp *spec.Speculator, closeFn func() error, err error)
 
+	// SlotSavePath is llama-server's --slot-save-path: the folder that
+	// POST /slots/{id}?action=save|restore reads and writes state files
+	// in. Empty disables the slot actions (501, as llama-server).
+	SlotSavePath string
+	// ContextShift is --context-shift: a generating slot that reaches its
+	// context drops the oldest half of its tokens after n_keep (plus BOS)
+	// and goes on, instead of ending with finish_reason "length". Off by
+	// default, as in current llama-server.
+	ContextShift bool
+	// CacheRAMMiB is --cache-ram: MiB of host RAM for the prompt states of
+	// idle slots (see hostcache.go); -1 no limit. Unlike llama-server,
+	// whose default is 8192, the zero value here is off, so a Config built
+	// in code opts in; cmd/waggle's flag carries llama-server's default.
+	CacheRAMMiB int
+	// ModelHash identifies the weights in state files, so a file saved
+	// with another model is refused. ConfigFor fills it (ModelIdentity);
+	// the zero value falls back to a hash of the model's Info.
+	ModelHash [32]byte
+
 	APIKey       string
 	Timeout      time.Duration // per request (default 600 s)
 	MaxQueue     int           // requests waiting for a slot (default 64)
@@ -60,7 +80,7 @@ type Config struct {
 // ConfigFor fills the model, tokenizer and GGUF chat template from a
 // loaded model.
 func ConfigFor(l *engine.Loaded) Config {
-	c := Config{Model: l.Model, Tokenizer: l.Tokenizer}
+	c := Config{Model: l.Model, Tokenizer: l.Tokenizer, ModelHash: ModelIdentity(l)}
 	if l.File != nil {
 		c.ModelChatTemplate, _ = l.File.String("tokenizer.chat_template")
 	}
@@ -91,6 +111,12 @@ func (c *Config) fill() error {
 	}
 	if c.Sampling == (SamplingParams{}) {
 		c.Sampling = DefaultSampling()
+	}
+	if c.CacheRAMMiB < -1 {
+		return errors.New("server: --cache-ram must be -1 (no limit), 0 (off) or a size in MiB")
+	}
+	if c.ModelHash == ([32]byte{}) {
+		c.ModelHash = sha256.Sum256(fmt.Appendf(nil, "waggle model info %+v", *c.Model.Info()))
 	}
 	if c.ReasoningBudget < -1 {
 		return errors.New("server: --reasoning-budget must be -1, 0 or a positive token count")
@@ -124,3 +150,34 @@ func (c *Config) sessionOptions() (engine.SessionOptions, error) {
 
 // defaultCtx caps the context taken from the model when -c is 0.
 const defaultCtx = 4096
+
+// ModelIdentity is the model hash written into state files: SHA-256 over
+// the architecture, every tensor's name, type, shape and offset, and the
+// first and last 64 bytes of every tensor's data. It is cheap (a few pages
+// per tensor of the mapping, milliseconds even for large models) and
+// stable across runs and machines; the tensor table plus data samples
+// tell apart any two models a user is likely to have (another size,
+// quantization, or fine-tune changes shapes, types or the sampled bytes).
+// It is not a full-content hash: two files that differ only in the middle
+// of tensors collide. Tokenizer metadata is not hashed; it travels with
+// the weights. Without a GGUF file it hashes the model's Info.
+func ModelIdentity(l *engine.Loaded) [32]byte {
+	if l == nil || l.File == nil {
+		if l != nil && l.Model != nil {
+			return sha256.Sum256(fmt.Appendf(nil, "waggle model info %+v", *l.Model.Info()))
+		}
+		return [32]byte{}
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "waggle model identity v1\x00%s\x00%d\x00", l.File.Architecture(), len(l.File.Tensors))
+	for i := range l.File.Tensors {
+		ti := &l.File.Tensors[i]
+		fmt.Fprintf(h, "%s\x00%d\x00%v\x00%d\x00%d\x00", ti.Name, ti.Type, ti.Dims, ti.Offset, ti.Size)
+		d := l.File.TensorData(ti)
+		h.Write(d[:min(64, len(d))])
+		h.Write(d[max(0, len(d)-64):])
+	}
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}

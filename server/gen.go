@@ -116,7 +116,10 @@ func (s *Server) newTask(r *rawRequest, p []int32, smp SamplingParams, nPredict,
 		smp.Seed += uint32(c)
 	}
 	room := s.NCtx() - len(p)
-	if nPredict < 0 || nPredict > room {
+	if nPredict < 0 || (nPredict > room && !s.cfg.ContextShift) {
+		// With --context-shift an explicit n_predict may run past the
+		// context; an unlimited one still stops there, as llama-server
+		// guards against endless generation.
 		nPredict = room
 	}
 	sampler, err := s.cfg.NewSampler(smp, s.cfg.Tokenizer.NVocab())
@@ -125,6 +128,10 @@ func (s *Server) newTask(r *rawRequest, p []int32, smp SamplingParams, nPredict,
 	}
 	t := &task{prompt: p, sampling: smp, nPredict: nPredict, smp: sampler, thinkBudget: s.cfg.ReasoningBudget}
 	t.cachePrompt = r.CachePrompt == nil || *r.CachePrompt
+	var e *apiError
+	if t.nKeep, t.nDiscard, e = r.shiftParams(); e != nil {
+		return nil, e
+	}
 	return t, nil
 }
 

@@ -128,8 +128,38 @@ func (s *Server) handleProps(ctx *fasthttp.RequestCtx) {
 		},
 		"total_slots": len(s.sched.slots), "model_path": s.cfg.ModelPath, "chat_template": s.tmpl.Source(),
 		"modalities": map[string]bool{"vision": false, "audio": false}, "build_info": "waggle",
-		"is_sleeping": false,
+		"is_sleeping":     false,
+		"waggle_kv_cache": s.kvCacheProps(), "waggle_prompt_cache": s.promptCacheProps(),
 	})
+}
+
+// kvCacheProps is Waggle's /props report of the KV cache (llama-server has
+// no such field; the name says it is Waggle's): the K and V types by their
+// --cache-type-k/-v names, the memory they take, and the pool's shape.
+// The cache's shape is fixed at start, so reading it here is race-free;
+// free cells come from the scheduler's last published step.
+func (s *Server) kvCacheProps() map[string]any {
+	o, c := s.sess.Options(), s.sess.Cache()
+	k, v := c.Bytes()
+	return map[string]any{
+		"type_k": o.TypeK.String(), "type_v": o.TypeV.String(),
+		"bytes_k": k, "bytes_v": v, "size_mib": float64(k+v) / (1 << 20),
+		"cells": c.NumPages() * c.PageSize(), "page_size": c.PageSize(),
+		"free_cells": s.sched.freePages.Load() * int64(c.PageSize()),
+		"n_seq":      o.NSeq, "n_ctx_seq": s.NCtx(), "unified": o.KVUnified,
+		"context_shift": s.cfg.ContextShift, "slot_save": s.cfg.SlotSavePath != "",
+	}
+}
+
+// promptCacheProps reports the --cache-ram prompt cache: the budget as
+// configured (MiB; -1 no limit, 0 off) and what it holds now.
+func (s *Server) promptCacheProps() map[string]any {
+	st := s.sched.host.Stats()
+	return map[string]any{
+		"cache_ram_mib": s.cfg.CacheRAMMiB, "max_tokens": st.MaxTokens,
+		"entries": st.Entries, "tokens": st.Tokens, "bytes": st.Bytes,
+		"evicted": st.Evicted, "loaded": st.Loaded,
+	}
 }
 
 // handleSlots reports each slot from the snapshot the scheduler publishes

@@ -66,7 +66,7 @@ func (s *Server) nativeFinal(j *job, ev event, content string) map[string]any {
 		"index": ev.index, "content": content, "id_slot": ev.slot, "stop": true, "model": j.model,
 		"tokens_predicted": ev.predictedN, "tokens_evaluated": ev.promptN + ev.cachedN,
 		"tokens_cached": ev.cachedN, "stop_type": ev.stopType, "stopping_word": ev.stopWord,
-		"truncated": false, "timings": tm,
+		"truncated": ev.truncated, "timings": tm,
 		"generation_settings": map[string]any{"n_ctx": s.NCtx(), "model": j.model},
 	}
 }

@@ -39,6 +39,7 @@ func (s *scheduler) undoBatch() {
 // Every call frees a slot's pages, so the scheduler makes progress.
 func (s *scheduler) makeRoom() {
 	if sl := s.lruIdleCache(); sl != nil {
+		s.park(sl) // kept in RAM with --cache-ram
 		s.dropCache(sl)
 		return
 	}

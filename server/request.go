@@ -53,6 +53,8 @@ type rawRequest struct {
 	Echo                bool             `json:"echo"`
 	BestOf              *int             `json:"best_of"`
 	Suffix              *json.RawMessage `json:"suffix"`
+	NKeep               *int             `json:"n_keep"`
+	NDiscard            *int             `json:"n_discard"`
 	specRequest
 }
 

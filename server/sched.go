@@ -39,6 +39,16 @@ type scheduler struct {
 	busyView atomic.Pointer[[]bool]
 	// freePages is the KV pool's free pages, published with busyView.
 	freePages atomic.Int64
+
+	// ctl runs slot actions (save, restore, erase) on this goroutine,
+	// which owns the session; see Server.control.
+	ctl chan func()
+	// host is the --cache-ram prompt cache (nil: off); model identifies
+	// the weights in the states it holds and in slot files.
+	host  *hostCache
+	model [32]byte
+	// ctxShift is --context-shift.
+	ctxShift bool
 }
 
 func newScheduler(cfg *Config, sess engine.Session, m *metrics) *scheduler {
@@ -46,8 +56,13 @@ func newScheduler(cfg *Config, sess engine.Session, m *metrics) *scheduler {
 		sess: sess, tok: cfg.Tokenizer, nCtx: sess.Options().NCtx, nVocab: cfg.Tokenizer.NVocab(),
 		step:  min(cfg.BatchSize, cfg.UBatchSize, sess.Options().NBatch),
 		queue: make(chan *task, cfg.MaxQueue), stopCh: make(chan struct{}), done: make(chan struct{}),
-		metrics: m,
+		metrics: m, ctl: make(chan func()), model: cfg.ModelHash, ctxShift: cfg.ContextShift,
 	}
+	total := sess.Options().NCtx // the -c total: the pool, or NCtx per slot
+	if !sess.Options().KVUnified {
+		total *= sess.Options().NSeq
+	}
+	s.host = newPromptCache(cfg, total)
 	s.specEmit = s.specEmitFn
 	for i := range cfg.Parallel {
 		s.slots = append(s.slots, &slot{id: i})
@@ -72,7 +87,9 @@ func (s *scheduler) stop() {
 
 func (s *scheduler) run() {
 	defer close(s.done)
+	s.publish() // /slots and /props see the idle state before any request
 	for {
+		s.drainControl()
 		if !s.admit() {
 			s.failAll(errShutdown)
 			return
@@ -111,6 +128,9 @@ func (s *scheduler) admit() bool {
 		if s.busy() == 0 {
 			select {
 			case t = <-s.queue:
+			case f := <-s.ctl:
+				f()
+				continue
 			case <-s.stopCh:
 				return false
 			}
@@ -154,6 +174,7 @@ func (s *scheduler) assign(t *task) {
 			best, bestN = sl, n
 		}
 	}
+	bestN = s.reuseHost(best, t, bestN)
 	keep := 0
 	if t.cachePrompt {
 		keep = min(bestN, len(t.prompt)-1) // at least one token makes the logits
@@ -164,6 +185,18 @@ func (s *scheduler) assign(t *task) {
 	}
 	best.start(t, keep)
 	s.metrics.slotStarted()
+}
+
+// drainControl runs the slot actions waiting on ctl.
+func (s *scheduler) drainControl() {
+	for {
+		select {
+		case f := <-s.ctl:
+			f()
+		default:
+			return
+		}
+	}
 }
 
 func commonPrefix(a, b []int32) int {

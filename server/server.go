@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
@@ -66,6 +67,11 @@ func New(cfg Config) (*Server, error) {
 	sess, err := cfg.Model.NewSession(opts)
 	if err != nil {
 		return nil, fmt.Errorf("server: session: %w", err)
+	}
+	if cfg.SlotSavePath != "" {
+		if err := os.MkdirAll(cfg.SlotSavePath, 0o755); err != nil {
+			return nil, fmt.Errorf("server: --slot-save-path: %w", err)
+		}
 	}
 	s := &Server{cfg: cfg, sess: sess, tmpl: tmpl, metrics: &metrics{}, started: time.Now()}
 	s.sched = newScheduler(&s.cfg, sess, s.metrics)
@@ -190,6 +196,9 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		path = "/"
 	}
 	methods, ok := s.routeTable()[path]
+	if !ok && strings.HasPrefix(path, slotActionPrefix) {
+		methods, ok = map[string]route{"POST": {fn: func(ctx *fasthttp.RequestCtx) { s.handleSlotAction(ctx, path) }}}, true
+	}
 	if !ok {
 		writeError(ctx, newError(404, "not_found_error", "no route %s %s", ctx.Method(), path))
 		return

@@ -31,6 +31,7 @@ type slot struct {
 	cachedN    int
 	t0, tGen   time.Time
 	promptMS   float64
+	truncated  bool // a context shift dropped tokens of this task
 
 	// spec is the slot's speculative sequence, kept across requests so its
 	// depth controller keeps learning; specOn marks a task that runs
@@ -51,6 +52,7 @@ func (sl *slot) start(t *task, keep int) {
 	sl.cachedN = keep
 	sl.t0 = time.Now()
 	sl.specOn = t.specOn
+	sl.truncated = false
 }
 
 // draftN and draftAccepted are the task's speculative counters (0 on the
@@ -114,7 +116,7 @@ func (s *scheduler) emitToken(sl *slot, tok int32, logits []float32) bool {
 		return false
 	}
 	s.trackThinking(sl, tok)
-	if sl.nGen >= t.nPredict || len(sl.cached)+1 >= s.nCtx {
+	if sl.nGen >= t.nPredict || (len(sl.cached)+1 >= s.nCtx && !s.shiftContext(sl)) {
 		s.finish(sl, "length", "limit", "", len(sl.text))
 		return false
 	}
@@ -161,6 +163,7 @@ func (s *scheduler) finish(sl *slot, reason, stopType, word string, end int) {
 		done:  true, finish: reason, stopType: stopType, stopWord: word, slot: sl.id,
 		promptN: len(t.prompt) - sl.cachedN, cachedN: sl.cachedN, predictedN: sl.nGen,
 		promptMS: sl.promptMS, genMS: genMS, draftN: sl.draftN(), draftAccepted: sl.draftAccepted(),
+		truncated: sl.truncated,
 	})
 	s.release(sl)
 }

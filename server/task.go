@@ -23,6 +23,8 @@ type task struct {
 	thinkBudget int  // -1 unlimited
 	inThink     bool // the prompt opened a <think> block
 	closeThink  []int32
+	nKeep       int // context shift: tokens kept after BOS (-1: the prompt)
+	nDiscard    int // context shift: tokens dropped (0: half of the rest)
 	smp         Sampler
 	// specOn: the task runs through the Speculator with specOpts.
 	specOn   bool
@@ -62,6 +64,7 @@ type event struct {
 	predictedN int
 	promptMS   float64
 	genMS      float64
+	truncated  bool // the context was shifted (llama.cpp's "truncated")
 	// draftN and draftAccepted are the speculative counters (timings'
 	// draft_n and draft_n_accepted).
 	draftN, draftAccepted int

@@ -33,6 +33,9 @@ type serveCmd struct {
 	Threads         int     `short:"t" help:"Worker threads (0: all cores)." default:"0" env:"WAGGLE_THREADS,LLAMA_ARG_THREADS"`
 	NPredict        int     `short:"n" name:"n-predict" help:"Default max tokens per request (-1: until the context is full)." default:"-1" env:"WAGGLE_N_PREDICT,LLAMA_ARG_N_PREDICT"`
 	CacheReuse      int     `name:"cache-reuse" help:"Accepted; the longest common prefix with a slot's previous prompt is always reused when cache_prompt is on." default:"0" env:"WAGGLE_CACHE_REUSE,LLAMA_ARG_CACHE_REUSE"`
+	CacheRAM        int     `name:"cache-ram" aliases:"cram" help:"MiB of RAM for the prompt caches of idle slots, reused for prompts that share their prefix (-1: no limit, 0: off)." default:"8192" env:"WAGGLE_CACHE_RAM,LLAMA_ARG_CACHE_RAM"`
+	ContextShift    bool    `name:"context-shift" negatable:"" help:"When a generating slot fills its context, drop the oldest half of the tokens after n_keep and go on." env:"WAGGLE_CONTEXT_SHIFT,LLAMA_ARG_CONTEXT_SHIFT"`
+	SlotSavePath    string  `name:"slot-save-path" help:"Folder for slot state files (POST /slots/{id}?action=save|restore); empty disables the slot actions." env:"WAGGLE_SLOT_SAVE_PATH,LLAMA_ARG_SLOT_SAVE_PATH"`
 	CacheTypeK      string  `name:"cache-type-k" aliases:"ctk" help:"KV cache type for keys." default:"f16" env:"WAGGLE_CACHE_TYPE_K,LLAMA_ARG_CACHE_TYPE_K"`
 	CacheTypeV      string  `name:"cache-type-v" aliases:"ctv" help:"KV cache type for values." default:"f16" env:"WAGGLE_CACHE_TYPE_V,LLAMA_ARG_CACHE_TYPE_V"`
 	Timeout         int     `name:"timeout" aliases:"to" help:"Per-request time limit in seconds." default:"600" env:"WAGGLE_TIMEOUT,LLAMA_ARG_TIMEOUT"`
@@ -159,6 +162,7 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 		return c.speculator(l, sess) // one Speculator over the server's session: NSeq = --parallel
 	}
 	cfg.NPredict, cfg.CacheReuse = c.NPredict, c.CacheReuse
+	cfg.CacheRAMMiB, cfg.ContextShift, cfg.SlotSavePath = c.CacheRAM, c.ContextShift, c.SlotSavePath
 	cfg.APIKey, cfg.MaxQueue, cfg.Timeout = c.APIKey, c.MaxQueue, time.Duration(c.Timeout)*time.Second
 	cfg.Sampling = server.DefaultSampling()
 	cfg.Sampling.Temp = c.Temp

@@ -1,7 +1,6 @@
-package kvcache
+package server
 
 import (
-	"bytes"
 	"slices"
 	"testing"
 )
@@ -12,7 +11,7 @@ func toks(ids ...int32) []int32 { return ids }
 // (Best counts as a use) until a new one fits the byte budget; a state
 // larger than the whole budget is not stored and evicts nothing.
 func TestHostCacheLRUBudget(t *testing.T) {
-	h := NewHostCache(300, 0)
+	h := newHostCache(300, 0)
 	a, b, c := toks(1, 2), toks(3, 4), toks(5, 6)
 	for _, e := range [][]int32{a, b, c} {
 		if !h.Put(e, make([]byte, 100)) {
@@ -49,7 +48,7 @@ func TestHostCacheLRUBudget(t *testing.T) {
 // TestHostCacheTokenBudget: the token budget (llama-server: the context
 // size) evicts like the byte budget.
 func TestHostCacheTokenBudget(t *testing.T) {
-	h := NewHostCache(-1, 5)
+	h := newHostCache(-1, 5)
 	h.Put(toks(1, 2, 3), []byte{1})
 	h.Put(toks(4, 5), []byte{2})
 	if st := h.Stats(); st.Entries != 2 || st.Tokens != 5 {
@@ -66,11 +65,11 @@ func TestHostCacheTokenBudget(t *testing.T) {
 
 // TestHostCacheOff: budget 0 (--cache-ram 0) stores nothing.
 func TestHostCacheOff(t *testing.T) {
-	h := NewHostCache(0, 0)
+	h := newHostCache(0, 0)
 	if h.Put(toks(1), []byte{1}) || h.Admits(1, 1) {
 		t.Fatal("a zero budget stored a state")
 	}
-	var nilCache *HostCache
+	var nilCache *hostCache
 	if e, _ := nilCache.Best(toks(1)); e != nil || nilCache.Admits(0, 1) {
 		t.Fatal("a nil cache must be empty")
 	}
@@ -80,7 +79,7 @@ func TestHostCacheOff(t *testing.T) {
 // storing a prefix of a held entry stores nothing; Best picks the longest
 // shared prefix.
 func TestHostCachePrefixes(t *testing.T) {
-	h := NewHostCache(-1, 0)
+	h := newHostCache(-1, 0)
 	h.Put(toks(1, 2, 3), []byte("abc"))
 	if !h.Put(toks(1, 2, 3, 4, 5), []byte("abcde")) || h.Stats().Entries != 1 {
 		t.Fatalf("the extension should replace the prefix: %+v", h.Stats())
@@ -103,31 +102,5 @@ func TestHostCachePrefixes(t *testing.T) {
 	h.Remove(e) // no-op
 	if st := h.Stats(); st.Entries != 1 || st.Tokens != 5 || st.Bytes != 5 {
 		t.Fatalf("stats %+v", st)
-	}
-}
-
-// TestHostCacheReuse: the state codec without a file: a sequence parked
-// in a HostCache and loaded into another sequence is byte-identical, and
-// Best finds it for a prompt that extends it.
-func TestHostCacheReuse(t *testing.T) {
-	c := stateCache(t, F16, false, false)
-	tk := fillRandom(t, c, 0, 17, 8)
-	h := NewHostCache(c.StateSize(17), 0)
-	if !h.Admits(c.StateSize(17), 17) {
-		t.Fatal("state should fit its own size")
-	}
-	var buf bytes.Buffer
-	if _, err := c.WriteState(&buf, 0, testModel, tk); err != nil {
-		t.Fatal(err)
-	}
-	h.Put(tk, buf.Bytes())
-	prompt := append(slices.Clone(tk), 5, 6)
-	e, n := h.Best(prompt)
-	if n != 17 {
-		t.Fatalf("shared prefix %d", n)
-	}
-	got, err := c.RestoreState(bytes.NewReader(e.State), int64(len(e.State)), 1, testModel)
-	if err != nil || !slices.Equal(got, tk) || !sameRows(c, 0, c, 1, 17) {
-		t.Fatalf("restore: %v", err)
 	}
 }
