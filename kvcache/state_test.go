@@ -20,7 +20,7 @@ var testModel = [32]byte{1, 2, 3, 4, 5, 6, 7, 8}
 // crosses page boundaries).
 func stateCache(t testing.TB, typ Type, unified, scatter bool) *Cache {
 	t.Helper()
-	c, err := New(Options{NLayer: 3, NKV: 64, NCtx: 40, NSeq: 2, TypeK: typ, TypeV: typ, PageSize: 8, Unified: unified, Scatter: scatter})
+	c, err := New(Options{NLayer: 3, NKV: 64, HeadDim: 32, NCtx: 40, NSeq: 2, TypeK: typ, TypeV: typ, PageSize: 8, Unified: unified, Scatter: scatter})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,15 +79,12 @@ func sameRows(a *Cache, sa int, b *Cache, sb, n int) bool {
 // TestStateRoundTrip: a sequence saved from one page placement and restored
 // into another sequence of a cache with another placement (scattered
 // pages, unified pool) holds the same bytes in every row and the same
-// tokens, for every row type this build has that needs no head size.
+// tokens, for every row type.
 func TestStateRoundTrip(t *testing.T) {
-	for _, name := range []string{"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1"} {
+	for _, name := range TypeNames() {
 		typ, err := ParseType(name)
 		if err != nil {
-			continue // not in this build yet
-		}
-		if _, err := New(Options{NLayer: 1, NKV: 64, NCtx: 1, NSeq: 1, TypeK: typ, TypeV: typ}); err != nil {
-			continue
+			t.Fatal(err)
 		}
 		t.Run(name, func(t *testing.T) {
 			for _, n := range []int{0, 1, 7, 8, 9, 40} {
@@ -187,7 +184,7 @@ func TestStateRefused(t *testing.T) {
 func TestStateTooLongForCache(t *testing.T) {
 	src := stateCache(t, F32, false, false)
 	file := saveState(t, src, 0, fillRandom(t, src, 0, 40, 3))
-	small, err := New(Options{NLayer: 3, NKV: 64, NCtx: 16, NSeq: 1, TypeK: F32, TypeV: F32, PageSize: 8})
+	small, err := New(Options{NLayer: 3, NKV: 64, HeadDim: 32, NCtx: 16, NSeq: 1, TypeK: F32, TypeV: F32, PageSize: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,6 +254,28 @@ func TestStateFileChangedDuringRestore(t *testing.T) {
 	_, err := c.RestoreState(r, int64(len(file)), 0, testModel)
 	if !errors.Is(err, ErrBadState) || !strings.Contains(err.Error(), "changed") || c.Len(0) != 0 {
 		t.Fatalf("error %v, length %d", err, c.Len(0))
+	}
+}
+
+// TestStateTCQFingerprint: a turbo3_tcq cache writes its codebook
+// fingerprint, and a file whose fingerprint differs (another codebook) is
+// refused even though everything else matches.
+func TestStateTCQFingerprint(t *testing.T) {
+	src := stateCache(t, Turbo3TCQ, false, false)
+	good := saveState(t, src, 0, fillRandom(t, src, 0, 12, 1))
+	in, err := ReadStateInfo(bytes.NewReader(good), int64(len(good)))
+	if err != nil || in.TypeK != "turbo3_tcq" || in.CodebookK == 0 || in.CodebookK != CodebookFingerprint(Turbo3TCQ) {
+		t.Fatalf("header %+v, %v", in, err)
+	}
+	bad := slices.Clone(good)
+	binary.LittleEndian.PutUint64(bad[104:], in.CodebookV^1)
+	bad = fixCRC(bad)
+	dst := stateCache(t, Turbo3TCQ, false, false)
+	if _, err := dst.RestoreState(bytes.NewReader(bad), int64(len(bad)), 0, testModel); !errors.Is(err, ErrStateMismatch) || !strings.Contains(err.Error(), "codebook") {
+		t.Fatalf("error %v", err)
+	}
+	if _, err := dst.RestoreState(bytes.NewReader(good), int64(len(good)), 0, testModel); err != nil {
+		t.Fatal(err)
 	}
 }
 

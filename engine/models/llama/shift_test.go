@@ -195,3 +195,61 @@ func TestShiftArguments(t *testing.T) {
 		t.Fatalf("drop all: %v, length %d", err, s.SeqLen(0))
 	}
 }
+
+// TestShiftQuantizedKeys: for quantized and turbo key caches the shift
+// decodes, rotates and re-encodes each key, so it adds one more
+// quantization of the moved keys. On the one-layer network the next
+// token's logits after a shift differ from a fresh run with the same cache
+// type by at most 3× the type's own error (a fresh run with that key type
+// against one with f32 keys) plus 1e-4, and, where the type's own error
+// is under 1/4 of what a shift without re-rotation does, by under 1/3 of
+// that; the test logs the values.
+func TestShiftQuantizedKeys(t *testing.T) {
+	l := oneLayerDemo(t)
+	const n, keep, drop = 120, 3, 58
+	toks := shiftTokens(n + 1)
+	next := toks[n]
+	surviving := append(append([]int32(nil), toks[:keep]...), toks[keep+drop:n]...)
+	freshLogits := func(o engine.SessionOptions) []float32 {
+		s := demoSession(t, l, o)
+		decodeAll(t, s, 0, append(append([]int32(nil), surviving...), next), 0)
+		return copyRow(s.Logits(len(surviving)))
+	}
+	exact := freshLogits(engine.SessionOptions{NCtx: 128, TypeK: kvcache.F32, TypeV: kvcache.F32})
+	for _, name := range []string{"bf16", "turbo4", "turbo3", "turbo3_tcq", "turbo2", "turbo2_tcq"} {
+		typ, err := kvcache.ParseType(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := engine.SessionOptions{NCtx: 128, TypeK: typ, TypeV: kvcache.F32}
+		want := freshLogits(o)
+		own := relDiff(want, exact)
+		run := func(rotate bool) float64 {
+			s := demoSession(t, l, o)
+			decodeAll(t, s, 0, toks[:n], 0)
+			if rotate {
+				if err := s.(engine.Shifter).Shift(0, keep, drop); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				c := s.Cache()
+				for p := keep; p < n-drop; p++ {
+					copy(c.KeyRow(0, 0, p), c.KeyRow(0, 0, p+drop))
+					copy(c.ValueRow(0, 0, p), c.ValueRow(0, 0, p+drop))
+				}
+				if err := s.Truncate(0, n-drop); err != nil {
+					t.Fatal(err)
+				}
+			}
+			decodeAll(t, s, 0, []int32{next}, n-drop)
+			return relDiff(s.Logits(0), want)
+		}
+		d, control := run(true), run(false)
+		t.Logf("%s keys: after shift %.2g, the type's own error %.2g, without re-rotation %.2g", name, d, own, control)
+		// The control only discriminates when the type's noise is well
+		// below the misplacement error (not for turbo2 on this network).
+		if d > 3*own+1e-4 || (4*own < control && d > control/3) {
+			t.Fatalf("%s keys: logits after shift differ by %.3g (type's own error %.3g, no-rotation control %.3g)", name, d, own, control)
+		}
+	}
+}
