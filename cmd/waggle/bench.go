@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/waggle-llm/waggle/bench/quant"
@@ -33,6 +34,7 @@ type benchCmd struct {
 	CacheK  string `name:"cache-type-k" aliases:"ctk" default:"f16" help:"KV cache type for keys."`
 	CacheV  string `name:"cache-type-v" aliases:"ctv" default:"f16" help:"KV cache type for values."`
 	Depth   int    `short:"d" name:"n-depth" help:"Tokens already in the context when each test starts (llama-bench's -d; prefilled once, untimed)." default:"0"`
+	Fill    string `name:"depth-fill" help:"How the -d context is made: prompt (decode random tokens, as llama-bench) or random (store random N(0,1) keys and values straight into the cache: the same attention cost for a fraction of the set-up time)." enum:"prompt,random" default:"prompt"`
 }
 
 // benchResult is one row; the JSON names are llama-bench's (-o json), so one
@@ -75,7 +77,11 @@ func (c *benchCmd) Run() error {
 		Backends: "CPU", Threads: c.threads(), Kernels: kernelsName(), GoMaxProcs: runtime.GOMAXPROCS(0), NDepth: c.Depth}
 	r := &benchRunner{s: s, nVocab: info.NVocab, batch: c.Batch, rng: rand.New(rand.NewPCG(1, 2))}
 	if c.Depth > 0 {
-		r.keep(r.prompt(c.Depth))
+		if c.Fill == "random" {
+			r.keep(fillRandom(s, c.Depth))
+		} else {
+			r.keep(r.prompt(c.Depth))
+		}
 		r.depth = c.Depth
 	}
 	var rows []benchResult
@@ -288,3 +294,40 @@ func paramString(n int64) string {
 
 // kernelsName is the kernel implementation in use ("avx2", "generic", …).
 func kernelsName() string { return kernels.Impl() }
+
+// cacheHolder is a session that exposes its KV cache (the llama family).
+type cacheHolder interface{ Cache() *kvcache.Cache }
+
+// fillRandom stores depth positions of random N(0,1) keys and values in
+// every layer of sequence 0, one goroutine per layer group, as the context
+// of a -d test: attention costs the same whatever the values are.
+func fillRandom(s engine.Session, depth int) error {
+	ch, ok := s.(cacheHolder)
+	if !ok {
+		return fmt.Errorf("--depth-fill random: this model does not expose its KV cache; use --depth-fill prompt")
+	}
+	c := ch.Cache()
+	if err := c.Reserve(0, depth); err != nil {
+		return err
+	}
+	o := c.Options()
+	var wg sync.WaitGroup
+	workers := max(1, runtime.GOMAXPROCS(0))
+	for w := range workers {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(w), 7))
+			k, v := make([]float32, o.NKV), make([]float32, o.NKV)
+			for l := w; l < o.NLayer; l += workers {
+				for p := range depth {
+					for i := range k {
+						k[i], v[i] = float32(r.NormFloat64()), float32(r.NormFloat64())
+					}
+					c.Store(l, 0, p, k, v)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	c.SetLen(0, depth)
+	return nil
+}

@@ -11,12 +11,14 @@ import (
 func TestBenchDepth(t *testing.T) {
 	m := model(t, "stories260K-f32.gguf")
 	for _, typ := range []string{"f16", "turbo3_tcq"} {
-		out, err := runCLI(t, "bench", "-m", m, "-p", "16", "-n", "8", "-d", "100", "-r", "1", "-ctk", typ, "-ctv", typ, "-t", "1")
-		if err != nil {
-			t.Fatalf("%s: %v", typ, err)
-		}
-		if !strings.Contains(out, "pp16 @ d100") || !strings.Contains(out, "tg8 @ d100") {
-			t.Fatalf("%s: output %q", typ, out)
+		for _, fill := range []string{"prompt", "random"} {
+			out, err := runCLI(t, "bench", "-m", m, "-p", "16", "-n", "8", "-d", "100", "-r", "1", "-ctk", typ, "-ctv", typ, "-t", "1", "--depth-fill", fill)
+			if err != nil {
+				t.Fatalf("%s %s: %v", typ, fill, err)
+			}
+			if !strings.Contains(out, "pp16 @ d100") || !strings.Contains(out, "tg8 @ d100") {
+				t.Fatalf("%s %s: output %q", typ, fill, out)
+			}
 		}
 	}
 	if _, err := runCLI(t, "bench", "-m", m, "-n", "8", "-d", "-1"); err == nil {
