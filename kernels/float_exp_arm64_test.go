@@ -345,3 +345,84 @@ func TestNEONRMSNorm(t *testing.T) {
 		}
 	}
 }
+
+// TestNEONNewKernelsNoAllocs: the NEON BF16, activation and attention
+// kernels allocate nothing.
+func TestNEONNewKernelsNoAllocs(t *testing.T) {
+	const n = 100
+	r := newRand(303)
+	a, b := randomActs(r, n), randomActs(r, n)
+	bf := randomWeights(r, BF16, MaxDotCols*n)
+	v := randomValueRows(304, F32, 9, 72, 4*80, 0)
+	p, dst := randomProbs(305, 9, false), make([]float32, 72)
+	out := make([]float32, MaxDotCols)
+	for name, kt := range neonFloatImpls(t) {
+		allocs := testing.AllocsPerRun(10, func() {
+			out[0] = kt.vecDot[BF16](n, bf, bf[2*n:])
+			kt.vecDotN[BF16](n, bf, bf, 2*n, out)
+			kt.quantize[BF16](bf[:2*n], a)
+			kt.dequantize[BF16](b, bf[:2*n])
+			kt.rmsNorm(a, a, 1e-5)
+			kt.softMax(a)
+			kt.swiGLU(a, a, b)
+			kt.attnValues[F32](dst, p, v, 4*80)
+			kt.attnScores[F32](out, v, 4*80, v[:4*72], 72)
+		})
+		if allocs != 0 {
+			t.Errorf("%s: %v allocations per run", name, allocs)
+		}
+	}
+}
+
+// FuzzNEONActivations feeds fuzzed float32 bit patterns to SwiGLU (bit for
+// bit against expModel on the vectorised part, within tolElementwise of
+// generic everywhere), and, with NaN and huge values masked out, to
+// RMSNorm and SoftMax within their tolerances.
+func FuzzNEONActivations(f *testing.F) {
+	f.Add([]byte{0, 0, 0x80, 0x3f, 0x33, 0x33, 0xb1, 0x42, 0, 0, 0x80, 0xff, 1, 0, 0, 0x80}, uint8(19))
+	f.Fuzz(neonActivationsCheck)
+}
+
+// neonActivationsCheck is FuzzNEONActivations' body, a plain function so a
+// loop can drive it too (go test -fuzz cannot run under qemu -exec).
+func neonActivationsCheck(t *testing.T, raw []byte, nn uint8) {
+	n := int(nn)
+	if n == 0 || len(raw) < 4 {
+		return
+	}
+	g, u := make([]float32, n), make([]float32, n)
+	for i := range g {
+		j := 4 * i % (len(raw) - 3)
+		g[i] = math.Float32frombits(uint32(raw[j]) | uint32(raw[j+1])<<8 | uint32(raw[j+2])<<16 | uint32(raw[j+3])<<24 ^ uint32(i)*0x9e3779b9)
+		u[i] = float32(i%7) - 3
+	}
+	ref, _ := resolve("generic")
+	for name, kt := range neonFloatImpls(t) {
+		want, got := make([]float32, n), make([]float32, n)
+		ref.swiGLU(want, g, u)
+		kt.swiGLU(got, g, u)
+		for i := range got {
+			model := want[i]
+			if i < n&^7 {
+				model = float32(g[i]/(1+expModel(-g[i]))) * u[i]
+			}
+			if !neonClose(got[i], model, 0) || !neonClose(got[i], want[i], tolElementwise) {
+				t.Fatalf("%s SwiGLU(%g, %g) = %g, model %g, generic %g", name, g[i], u[i], got[i], model, want[i])
+			}
+		}
+		x := append([]float32(nil), g...)
+		for i, v := range x {
+			if v != v || math.Abs(float64(v)) > 1e15 {
+				x[i] = float32(i % 5)
+			}
+		}
+		ref.rmsNorm(want, x, 1e-6)
+		kt.rmsNorm(got, x, 1e-6)
+		neonCompare(t, name+" RMSNorm", got, want, tolRMSNorm)
+		copy(want, x)
+		copy(got, x)
+		ref.softMax(want)
+		kt.softMax(got)
+		neonCompare(t, name+" SoftMax", got, want, tolSoftMax)
+	}
+}
