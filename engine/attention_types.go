@@ -173,10 +173,7 @@ func (a *attendTask) expandValues(rows []float32, values []byte, off, m, g, vPad
 		}
 		return
 	}
-	for r := range m {
-		at := (off+r)*a.vRow + g*a.vHead
-		kernels.DequantizeRow(a.vt, rows[r*vPad:(r+1)*vPad], values[at:at+a.vHead])
-	}
+	kernels.DequantizeRows(a.vt, rows[:m*vPad], values[off*a.vRow+g*a.vHead:], a.vRow, vPad, m)
 }
 
 // continueGroup adds Σ_r p_r·row_r over the m expanded rows behind the

@@ -53,3 +53,36 @@ func TestDequantizeImplsMatchGeneric(t *testing.T) {
 		restore()
 	}
 }
+
+// TestDequantizeRows: strided rows expand exactly as DequantizeRow does per
+// row, and bad strides panic.
+func TestDequantizeRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	for _, typ := range []DType{Q8_0, Q4_0, Q5_1, F16, BF16} {
+		const n, rows, stride = 64, 5, 200
+		src := make([]byte, (rows-1)*stride+typ.RowBytes(n))
+		for i := range src {
+			src[i] = byte(r.IntN(256))
+		}
+		for i := 0; i+1 < len(src); i += 2 { // keep fp16/bf16 values finite
+			src[i+1] &= 0x3f
+		}
+		got := make([]float32, rows*n)
+		DequantizeRows(typ, got, src, stride, n, rows)
+		want := make([]float32, n)
+		for row := range rows {
+			DequantizeRow(typ, want, src[row*stride:])
+			for i := range want {
+				if math.Float32bits(got[row*n+i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%v row %d [%d]: %v, want %v", typ, row, i, got[row*n+i], want[i])
+				}
+			}
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("a stride below the row size did not panic")
+		}
+	}()
+	DequantizeRows(Q8_0, make([]float32, 128), make([]byte, 200), 10, 64, 2)
+}

@@ -62,3 +62,24 @@ func dequantizeRowBF16Generic(dst []float32, src []byte) {
 		dst[i] = BF16ToF32(binary.LittleEndian.Uint16(src[2*i:]))
 	}
 }
+
+// DequantizeRows expands rows rows of n values each, read srcStride bytes
+// apart from src, into dst (n values per row, back to back): DequantizeRow
+// per row with the checks done once, for attention's strided value rows.
+func DequantizeRows(t DType, dst []float32, src []byte, srcStride, n, rows int) {
+	if rows <= 0 {
+		return
+	}
+	if !t.Known() {
+		panic(fmt.Sprintf("kernels: DequantizeRows of unknown type %v", t))
+	}
+	rb := t.RowBytes(n)
+	checkStrided("DequantizeRows", t, rows, rb, srcStride, len(src))
+	if len(dst) < rows*n {
+		panic(fmt.Sprintf("kernels: DequantizeRows %v: %d rows of %d values need %d floats, have %d", t, rows, n, rows*n, len(dst)))
+	}
+	f := active.dequantize[t]
+	for r := range rows {
+		f(dst[r*n:(r+1)*n], src[r*srcStride:r*srcStride+rb])
+	}
+}
