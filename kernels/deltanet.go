@@ -104,6 +104,44 @@ func gatedDeltaStepGeneric(s, q, k, v, out []float32, decay, beta float32) {
 	}
 }
 
+// GatedDeltaUpdate advances one head's state s exactly as GatedDeltaStep
+// does and computes no output: the same decay, δ and rank-one update, the
+// same float32 operations in the same order, so the state it leaves is
+// bit-identical to GatedDeltaStep's on the same inputs. It exists for the
+// speculative-rollback replay (engine/models/qwen35), which re-applies
+// accepted tokens to a restored state and needs the state only; skipping
+// the output dot saves a third of the step's arithmetic. An assembly
+// GatedDeltaStep must come with an assembly GatedDeltaUpdate that reorders
+// its sums the same way (the replay relies on equality, not tolerance);
+// TestGatedDeltaUpdateEqualsStep holds every implementation to it.
+//
+// Preconditions (panics otherwise): len(k) == dk > 0, len(v) == dv > 0,
+// len(s) == dk*dv.
+func GatedDeltaUpdate(s, k, v []float32, decay, beta float32) {
+	dk, dv := len(k), len(v)
+	if dk == 0 || dv == 0 || len(s) != dk*dv {
+		panic(fmt.Sprintf("kernels: GatedDeltaUpdate lengths s=%d k=%d v=%d", len(s), dk, dv))
+	}
+	gatedDeltaUpdateGeneric(s, k, v, decay, beta)
+}
+
+func gatedDeltaUpdateGeneric(s, k, v []float32, decay, beta float32) {
+	dk := len(k)
+	for j := range v {
+		row := s[j*dk : (j+1)*dk : (j+1)*dk]
+		var u float32
+		for i := range row {
+			x := row[i] * decay
+			row[i] = x
+			u += float32(x * k[i])
+		}
+		d := beta * (v[j] - u)
+		for i := range row {
+			row[i] += float32(d * k[i])
+		}
+	}
+}
+
 // DeltaChunkScratchLen returns the float32 scratch GatedDeltaChunk needs for
 // value heads of width dv: the chunk's δ rows, its cumulative log-decays
 // and the decay of each token to the end of the chunk.

@@ -381,3 +381,27 @@ func BenchmarkGatedDelta(b *testing.B) {
 		})
 	}
 }
+
+// TestGatedDeltaUpdateEqualsStep: the state-only update leaves exactly the
+// state GatedDeltaStep leaves (the speculative replay depends on equality),
+// over head shapes around unroll widths and 40 tokens of decay and beta.
+func TestGatedDeltaUpdateEqualsStep(t *testing.T) {
+	r := newRand(91)
+	for _, sh := range [][2]int{{1, 1}, {3, 5}, {8, 8}, {16, 7}, {31, 33}, {32, 32}, {64, 16}, {128, 128}} {
+		dk, dv := sh[0], sh[1]
+		in := newDeltaInputs(r, dk, dv, 40, -3)
+		a, b := append([]float32(nil), in.s0...), append([]float32(nil), in.s0...)
+		out := make([]float32, dv)
+		for tk := range in.n {
+			k, v := in.k[tk*dk:(tk+1)*dk], in.v[tk*dv:(tk+1)*dv]
+			GatedDeltaStep(a, in.q[tk*dk:(tk+1)*dk], k, v, out, in.decay[tk], in.beta[tk])
+			GatedDeltaUpdate(b, k, v, in.decay[tk], in.beta[tk])
+			for i := range a {
+				if a[i] != b[i] {
+					t.Fatalf("dk=%d dv=%d token %d: state[%d] = %v after Update, %v after Step", dk, dv, tk, i, b[i], a[i])
+				}
+			}
+		}
+	}
+	mustPanic(t, "update lengths", func() { GatedDeltaUpdate(make([]float32, 15), make([]float32, 4), make([]float32, 4), 1, 1) })
+}

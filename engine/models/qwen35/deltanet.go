@@ -29,6 +29,7 @@ func (s *session) deltaNet(d *deltaWeights, n int) {
 		}
 		kernels.Scale(c[:qkDim], qScale)
 	}
+	s.recordTape(d.index)
 	s.delta.run(d.index)
 	for i := range n {
 		o, z := row(s.buf.o, i, hp.innerDim), row(s.buf.z, i, hp.innerDim)
@@ -72,15 +73,46 @@ func (s *session) gates(d *deltaWeights, n int) {
 
 // convRun runs run ri's tokens, in order, through the causal conv of layer
 // d, updating the sequence's window and saving it at planned snapshot
-// lengths.
+// lengths; a taping run copies the window at its first taped length into
+// the tape's base and records each later conv input.
 func (s *session) convRun(d *deltaWeights, ri int) {
 	hp := &s.m.hp
 	r := &s.plan.runs[ri]
 	state := s.rs.conv(r.seq, -1, d.index)
 	s.snapConv(d, ri, r.start, state)
 	for t, i := range s.plan.tokens(ri) {
-		kernels.ConvSiLUStep(row(s.buf.conv, i, hp.convDim), state, row(s.buf.qkv, i, hp.convDim), d.convW, hp.convK)
+		x := row(s.buf.qkv, i, hp.convDim)
+		if l := r.start + t; r.tape && l >= r.first {
+			if l == r.first {
+				copy(s.rs.conv(r.seq, baseSlot, d.index), state)
+			}
+			copy(s.rs.row(r.seq, d.index, l-r.first), x)
+		}
+		kernels.ConvSiLUStep(row(s.buf.conv, i, hp.convDim), state, x, d.convW, hp.convK)
 		s.snapConv(d, ri, r.start+t+1, state)
+	}
+}
+
+// recordTape copies, for every taped token of layer li, the recurrence
+// inputs the replay needs onto the tape: the L2-normalised k and v (the
+// conv output row past q, before q is scaled), the log-decay g and β.
+func (s *session) recordTape(li int) {
+	hp := &s.m.hp
+	rs := s.rs
+	qDim := hp.hk * hp.dk
+	for ri := range s.plan.runs {
+		r := &s.plan.runs[ri]
+		if !r.tape {
+			continue
+		}
+		toks := s.plan.tokens(ri)
+		for t := r.first - r.start; t < r.n; t++ {
+			i := toks[t]
+			tr := rs.row(r.seq, li, r.start+t-r.first)
+			copy(tr[rs.convD:rs.convD+rs.kvSz], row(s.buf.conv, i, hp.convDim)[qDim:])
+			copy(tr[rs.convD+rs.kvSz:rs.convD+rs.kvSz+hp.hv], row(s.buf.g, i, hp.hv))
+			copy(tr[rs.convD+rs.kvSz+hp.hv:], row(s.buf.beta, i, hp.hv))
+		}
 	}
 }
 

@@ -10,10 +10,11 @@ import (
 // order (their batch indices) and the snapshots the batch leaves behind.
 type run struct {
 	seq   int
-	start int // the sequence's length before the batch
-	n     int // tokens in the batch
-	off   int // run's batch indices are plan.order[off : off+n]
-	first int // first length to snapshot (start+n: none)
+	start int  // the sequence's length before the batch
+	n     int  // tokens in the batch
+	off   int  // run's batch indices are plan.order[off : off+n]
+	first int  // first length to snapshot or tape (start+n: none)
+	tape  bool // the run records the replay tape from length first
 	// chunked is how many leading tokens go through the chunked delta
 	// rule: whole kernels.DeltaChunkSize chunks that end at or before the
 	// first snapshot, so every snapshot length sits on a token boundary the
@@ -23,21 +24,23 @@ type run struct {
 
 // batchPlan groups a batch by sequence (the recurrence must see each
 // sequence's tokens in order, separately from the others) and assigns the
-// snapshot slots of state.go. Sized once per session.
+// snapshot slots or the tape of state.go. Sized once per session.
 type batchPlan struct {
+	depth  int
 	runs   []run
 	order  []int // batch indices, grouped by run, in batch order within a run
 	seqRun []int // sequence → run index, or -1
-	slots  []int // per run, snapshotDepth slot numbers indexed by length-first
+	slots  []int // per run, depth slot numbers indexed by length-first
 	fill   []int // per run: next free index of order while grouping
 }
 
-func newBatchPlan(nSeq, nBatch int) batchPlan {
+func newBatchPlan(nSeq, nBatch, depth int) batchPlan {
 	p := batchPlan{
+		depth:  depth,
 		runs:   make([]run, 0, min(nSeq, nBatch)),
 		order:  make([]int, nBatch),
 		seqRun: make([]int, nSeq),
-		slots:  make([]int, min(nSeq, nBatch)*snapshotDepth),
+		slots:  make([]int, min(nSeq, nBatch)*depth),
 		fill:   make([]int, min(nSeq, nBatch)),
 	}
 	for i := range p.seqRun {
@@ -77,16 +80,22 @@ func (p *batchPlan) build(b *engine.Batch, c *kvcache.Cache, rs *recurrent) {
 	}
 }
 
-// planSnapshots claims the slots for the lengths run ri keeps (state.go).
+// planSnapshots claims the slots for the lengths run ri keeps, or starts
+// its tape (state.go).
 func (p *batchPlan) planSnapshots(ri int, rs *recurrent) {
 	r := &p.runs[ri]
 	end := r.start + r.n
 	rs.dropAbove(r.seq, r.start) // stale: the tokens they held were cut
-	r.first = end
+	r.first, r.tape = end, false
 	if r.n >= 2 {
-		r.first = max(r.start, end-snapshotDepth)
-		for l := r.first; l < end; l++ {
-			p.slots[ri*snapshotDepth+l-r.first] = rs.claim(r.seq, l)
+		r.first = max(r.start, end-p.depth)
+		if rs.taping() {
+			r.tape = true
+			rs.startTape(r.seq, r.first, end-r.first)
+		} else {
+			for l := r.first; l < end; l++ {
+				p.slots[ri*p.depth+l-r.first] = rs.claim(r.seq, l)
+			}
 		}
 	}
 	r.chunked = (r.first - r.start) / kernels.DeltaChunkSize * kernels.DeltaChunkSize
@@ -96,10 +105,10 @@ func (p *batchPlan) planSnapshots(ri int, rs *recurrent) {
 // or -1.
 func (p *batchPlan) snapshot(ri, l int) int {
 	r := &p.runs[ri]
-	if l < r.first || l >= r.start+r.n {
+	if r.tape || l < r.first || l >= r.start+r.n {
 		return -1
 	}
-	return p.slots[ri*snapshotDepth+l-r.first]
+	return p.slots[ri*p.depth+l-r.first]
 }
 
 // tokens returns run ri's batch indices.

@@ -126,9 +126,15 @@ func (t *deltaTask) chunk(w *deltaWorker, toks []int, h int, state []float32, qO
 }
 
 // snapHead copies head h's state into run ri's snapshot at length l, if
-// one is planned there.
+// one is planned there, or into the tape's base at the run's first taped
+// length.
 func (t *deltaTask) snapHead(ri, h, l int, state []float32) {
 	s := t.s
+	r := &s.plan.runs[ri]
+	if r.tape && l == r.first {
+		sz := len(state)
+		copy(s.rs.ssm(r.seq, baseSlot, t.li)[h*sz:(h+1)*sz], state)
+	}
 	if slot := s.plan.snapshot(ri, l); slot >= 0 {
 		sz := len(state)
 		copy(s.rs.ssm(s.plan.runs[ri].seq, slot, t.li)[h*sz:(h+1)*sz], state)

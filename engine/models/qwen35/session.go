@@ -24,6 +24,9 @@ type session struct {
 	plan  batchPlan
 	delta deltaTask
 	moe   moeScratch
+	hyb   Options
+
+	replayT replayTask
 
 	nextPos []int
 	outIdx  []int
@@ -34,11 +37,38 @@ type session struct {
 // defaultCtx bounds the default context when the caller gives none.
 const defaultCtx = 4096
 
-// NewSession sizes the caches and scratch for the options.
+// Options are the hybrid-model settings of a session that
+// engine.SessionOptions does not carry.
+type Options struct {
+	// Rollback chooses how truncation into a multi-token Decode is served
+	// (state.go): RollbackReplay (default) or RollbackSnapshots.
+	Rollback Rollback
+	// Depth is how many trailing tokens of a multi-token Decode stay
+	// reachable by Truncate (0: DefaultDepth). A verify batch longer than
+	// Depth can only be kept whole or dropped to its last Depth tokens.
+	Depth int
+}
+
+// NewSession sizes the caches and scratch for the options, with the
+// default hybrid Options.
 func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
+	return m.NewSessionWith(o, Options{})
+}
+
+// NewSessionWith is NewSession with explicit hybrid-model options.
+func (m *Model) NewSessionWith(o engine.SessionOptions, h Options) (engine.Session, error) {
 	hp := &m.hp
 	if err := m.defaults(&o); err != nil {
 		return nil, err
+	}
+	if h.Depth == 0 {
+		h.Depth = DefaultDepth
+	}
+	if h.Depth < 1 || h.Depth > 4096 {
+		return nil, fmt.Errorf("qwen35: rollback depth %d out of range [1, 4096]", h.Depth)
+	}
+	if h.Rollback < RollbackReplay || h.Rollback > RollbackFaultNoRestore {
+		return nil, fmt.Errorf("qwen35: unknown rollback strategy %d", int(h.Rollback))
 	}
 	kvDim := hp.nHeadKV * hp.headDim
 	cache, err := kvcache.New(kvcache.Options{NLayer: m.nAttn, NKV: kvDim, HeadDim: hp.headDim, NCtx: o.NCtx, NSeq: o.NSeq, TypeK: o.TypeK, TypeV: o.TypeV, Unified: o.KVUnified})
@@ -49,16 +79,18 @@ func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
 	o.Threads = pool.Threads()
 	s := &session{
 		m: m, opts: o, cache: cache, pool: pool,
-		rs:      newRecurrent(hp, m.nDelta, o.NSeq, snapshotDepth),
+		hyb:     h,
+		rs:      newRecurrent(hp, m.nDelta, o.NSeq, h.Depth, h.Rollback),
 		attn:    engine.NewAttentionScratch(o.NCtx, hp.headDim, hp.nHead/hp.nHeadKV, o.TypeK, o.TypeV, pool.Threads()),
 		shape:   engine.AttentionShape{NHead: hp.nHead, NHeadKV: hp.nHeadKV, HeadDim: hp.headDim, Scale: hp.attnScale},
 		buf:     newBuffers(m, o.NBatch),
-		plan:    newBatchPlan(o.NSeq, o.NBatch),
+		plan:    newBatchPlan(o.NSeq, o.NBatch, h.Depth),
 		nextPos: make([]int, o.NSeq),
 		outIdx:  make([]int, 0, o.NBatch),
 		hidden:  map[int][]float32{},
 	}
 	s.delta.init(s, pool.Threads())
+	s.replayT.s = s
 	if m.v.moe {
 		s.moe = newMoEScratch(hp, o.NBatch)
 	}
@@ -124,8 +156,9 @@ func (s *session) checkSeq(seq int) error {
 }
 
 // Truncate drops positions >= pos of seq: the attention cells are cut and
-// the recurrent state is restored from the snapshot at pos (state.go); when
-// there is none it returns ErrNoSnapshot and changes nothing.
+// the recurrent state is restored from the snapshot at pos or replayed from
+// the tape (state.go); when neither holds pos it returns ErrNoSnapshot and
+// changes nothing.
 func (s *session) Truncate(seq, pos int) error {
 	if err := s.checkSeq(seq); err != nil {
 		return err
@@ -134,7 +167,7 @@ func (s *session) Truncate(seq, pos int) error {
 		return fmt.Errorf("qwen35: truncate sequence %d to negative position %d", seq, pos)
 	}
 	if cur := s.cache.Len(seq); pos < cur {
-		if err := s.rs.truncate(seq, pos, cur); err != nil {
+		if err := s.truncateState(seq, pos, cur); err != nil {
 			return err
 		}
 	}
@@ -142,8 +175,8 @@ func (s *session) Truncate(seq, pos int) error {
 }
 
 // Fork makes dst a copy of the first n positions of src, recurrent state
-// included (from src's live state or its snapshot at n; ErrNoSnapshot
-// otherwise, with nothing changed).
+// included (from src's live state, its snapshot at n or its tape;
+// ErrNoSnapshot otherwise, with nothing changed).
 func (s *session) Fork(src, dst, n int) error {
 	if err := s.checkSeq(src); err != nil {
 		return err
@@ -158,15 +191,16 @@ func (s *session) Fork(src, dst, n int) error {
 	if n < 0 || n > cur {
 		return fmt.Errorf("qwen35: fork %d positions of sequence %d, which holds %d", n, src, cur)
 	}
-	from, err := s.rs.source(src, n, cur)
-	if err != nil {
-		return err
+	if !s.rs.available(src, n, cur) {
+		return fmt.Errorf("%w: fork of sequence %d at %d (length %d, kept: %s)", ErrNoSnapshot, src, n, cur, s.rs.kept(src))
 	}
 	if err := s.cache.Fork(src, dst, n); err != nil {
-		s.rs.fork(nil, dst) // the cache left dst empty
+		clear(s.rs.block(dst, -1)) // the cache left dst empty
+		s.rs.dropAbove(dst, -1)
 		return err
 	}
-	s.rs.fork(from, dst)
+	s.restore(src, dst, n, cur)
+	s.rs.dropAbove(dst, -1)
 	return nil
 }
 

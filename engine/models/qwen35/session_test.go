@@ -8,6 +8,7 @@ import (
 
 	"github.com/waggle-llm/waggle/engine"
 	"github.com/waggle-llm/waggle/engine/models/qwen35"
+	"github.com/waggle-llm/waggle/kvcache"
 )
 
 const (
@@ -124,28 +125,113 @@ func TestMultiSequenceBatch(t *testing.T) {
 	}
 }
 
+// rollbacks are the two real strategies; every rollback test runs both.
+var rollbacks = []qwen35.Rollback{qwen35.RollbackReplay, qwen35.RollbackSnapshots}
+
+// newSessionWith is newSession with hybrid options.
+func newSessionWith(t testing.TB, l *engine.Loaded, o engine.SessionOptions, h qwen35.Options) engine.Session {
+	t.Helper()
+	if o.NCtx == 0 {
+		o.NCtx = 512
+	}
+	if o.NBatch == 0 {
+		o.NBatch = 512
+	}
+	o.TypeK, o.TypeV = kvcache.F32, kvcache.F32
+	s, err := l.Model.(*qwen35.Model).NewSessionWith(o, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// truncateThenDecode decodes prompt and then draft as one batch, truncates
+// to keep and decodes alt, returning alt's logits and those of a fresh run
+// of the same tokens.
+func truncateThenDecode(t *testing.T, l *engine.Loaded, h qwen35.Options, prompt, draft []int32, keep int, alt int32) (got, want []float32) {
+	t.Helper()
+	s := newSessionWith(t, l, engine.SessionOptions{}, h)
+	decode(t, s, 0, prompt, 0)
+	decode(t, s, 0, draft, len(prompt))
+	if err := s.Truncate(0, keep); err != nil {
+		t.Fatalf("%v: truncate to %d: %v", h.Rollback, keep, err)
+	}
+	if s.SeqLen(0) != keep {
+		t.Fatalf("%v: SeqLen after truncate = %d, want %d", h.Rollback, s.SeqLen(0), keep)
+	}
+	decode(t, s, 0, []int32{alt}, keep)
+	full := append(append(slices.Clone(prompt), draft...)[:keep], alt)
+	return slices.Clone(s.Logits(0)), reference(t, l, full)
+}
+
 // TestTruncateToSnapshots: after a prompt and a verify-like batch of 6
 // tokens, Truncate to every length the batch covers (its start and each
 // token but the last) and decoding a different token reproduces a fresh
-// run of that prefix exactly, whichever order the truncations come in.
+// run of that prefix exactly, with snapshots and with the replay tape
+// (bit-identical: the replay runs the forward pass's per-token kernel on
+// the recorded inputs).
 func TestTruncateToSnapshots(t *testing.T) {
+	for _, name := range []string{denseF32, moeF32} {
+		l := loadModel(t, name)
+		prompt, draft := tokens(10, 4), tokens(6, 5)
+		for _, rb := range rollbacks {
+			for keep := 10; keep < 16; keep++ {
+				got, want := truncateThenDecode(t, l, qwen35.Options{Rollback: rb}, prompt, draft, keep, 77)
+				if d := maxDiff(got, want); d != 0 {
+					t.Fatalf("%s %v: truncate to %d then decode: logits differ from a fresh run by %g", name, rb, keep, d)
+				}
+			}
+		}
+	}
+}
+
+// TestReplayAfterChunkedPrefix: a 99-token batch after one token runs its
+// first 64 tokens through the chunked delta rule and tapes the last 17
+// (from length 83); truncating to 83, 90 and 99 replays 0, 7 and 16 tokens
+// and gives exactly the logits of the snapshot strategy (the forward
+// pass's own states), and a fresh run's within the chunked form's 3e-4
+// (its chunk boundaries differ, TestBatchEqualsSequential); 82 is below
+// the tape and fails. A depth of 4 keeps only lengths 96…99.
+func TestReplayAfterChunkedPrefix(t *testing.T) {
+	l := loadModel(t, denseF32)
+	toks := tokens(100, 12)
+	for _, keep := range []int{83, 90, 99} {
+		got, fresh := truncateThenDecode(t, l, qwen35.Options{Rollback: qwen35.RollbackReplay}, toks[:1], toks[1:], keep, 5)
+		snap, _ := truncateThenDecode(t, l, qwen35.Options{Rollback: qwen35.RollbackSnapshots}, toks[:1], toks[1:], keep, 5)
+		if d := maxDiff(got, snap); d != 0 {
+			t.Errorf("truncate to %d after a chunked prefix: replay and snapshot logits differ by %g", keep, d)
+		}
+		if d := maxDiff(got, fresh); d > 3e-4 {
+			t.Errorf("truncate to %d after a chunked prefix: logits differ from a fresh run by %g", keep, d)
+		}
+	}
+	for _, rb := range rollbacks {
+		for depth, keep := range map[int]int{17: 82, 4: 95} {
+			s := newSessionWith(t, l, engine.SessionOptions{}, qwen35.Options{Rollback: rb, Depth: depth})
+			decode(t, s, 0, toks, 0)
+			if err := s.Truncate(0, keep); !errors.Is(err, qwen35.ErrNoSnapshot) {
+				t.Fatalf("%v depth %d: truncate to %d: %v, want ErrNoSnapshot", rb, depth, keep, err)
+			}
+			if err := s.Truncate(0, keep+1); err != nil {
+				t.Fatalf("%v depth %d: truncate to %d: %v", rb, depth, keep+1, err)
+			}
+		}
+	}
+}
+
+// TestFaultyReplayIsVisible: the deliberately broken replays (restore
+// without replaying, restore nothing) change the logits after a partial
+// rollback, so a test comparing against fresh runs can see them; the
+// spec-level exactness test relies on the same faults.
+func TestFaultyReplayIsVisible(t *testing.T) {
 	l := loadModel(t, denseF32)
 	prompt, draft := tokens(10, 4), tokens(6, 5)
-	alt := int32(77)
-	for keep := 10; keep < 16; keep++ {
-		s := newSession(t, l, engine.SessionOptions{})
-		decode(t, s, 0, prompt, 0)
-		decode(t, s, 0, draft, 10)
-		if err := s.Truncate(0, keep); err != nil {
-			t.Fatalf("truncate to %d: %v", keep, err)
-		}
-		if s.SeqLen(0) != keep {
-			t.Fatalf("SeqLen after truncate = %d, want %d", s.SeqLen(0), keep)
-		}
-		decode(t, s, 0, []int32{alt}, keep)
-		full := append(append(slices.Clone(prompt), draft...)[:keep], alt)
-		if d := maxDiff(s.Logits(0), reference(t, l, full)); d != 0 {
-			t.Fatalf("truncate to %d then decode: logits differ from a fresh run by %g", keep, d)
+	for _, rb := range []qwen35.Rollback{qwen35.RollbackFaultNoReplay, qwen35.RollbackFaultNoRestore} {
+		got, want := truncateThenDecode(t, l, qwen35.Options{Rollback: rb}, prompt, draft, 13, 77)
+		d := maxDiff(got, want)
+		t.Logf("%v: logits off by %.3g after truncating 3 of 6 tokens", rb, d)
+		if d < 1e-3 {
+			t.Errorf("%v: a broken rollback changes the logits by only %g", rb, d)
 		}
 	}
 }
@@ -156,8 +242,14 @@ func TestTruncateToSnapshots(t *testing.T) {
 // Truncate(0) always works.
 func TestTruncateWithoutSnapshotFails(t *testing.T) {
 	l := loadModel(t, denseF32)
+	for _, rb := range rollbacks {
+		t.Run(rb.String(), func(t *testing.T) { truncateWithoutSnapshot(t, l, rb) })
+	}
+}
+
+func truncateWithoutSnapshot(t *testing.T, l *engine.Loaded, rb qwen35.Rollback) {
 	toks := tokens(12, 6)
-	s := newSession(t, l, engine.SessionOptions{})
+	s := newSessionWith(t, l, engine.SessionOptions{}, qwen35.Options{Rollback: rb})
 	decode(t, s, 0, toks[:8], 0) // snapshots at 0..7
 	decode(t, s, 0, toks[8:9], 8)
 	decode(t, s, 0, toks[9:10], 9) // single tokens: none at 9
@@ -195,8 +287,14 @@ func TestTruncateWithoutSnapshotFails(t *testing.T) {
 // fails with ErrNoSnapshot.
 func TestForkHybrid(t *testing.T) {
 	l := loadModel(t, moeF32)
+	for _, rb := range rollbacks {
+		t.Run(rb.String(), func(t *testing.T) { forkHybrid(t, l, rb) })
+	}
+}
+
+func forkHybrid(t *testing.T, l *engine.Loaded, rb qwen35.Rollback) {
 	toks := tokens(9, 7)
-	s := newSession(t, l, engine.SessionOptions{NSeq: 3})
+	s := newSessionWith(t, l, engine.SessionOptions{NSeq: 3}, qwen35.Options{Rollback: rb})
 	decode(t, s, 0, toks[:6], 0)
 	if err := s.Fork(0, 1, 6); err != nil {
 		t.Fatal(err)
@@ -247,11 +345,19 @@ func TestRejectedBatchLeavesState(t *testing.T) {
 }
 
 // TestDecodeAllocatesNothing: a warm decode step and a warm verify batch
-// with its snapshots and rollback allocate nothing.
+// with its snapshots or tape and rollback (replayed) allocate nothing.
 func TestDecodeAllocatesNothing(t *testing.T) {
 	for _, name := range []string{denseF32, moeF32} {
+		for _, rb := range rollbacks {
+			t.Run(name+"/"+rb.String(), func(t *testing.T) { decodeAllocatesNothing(t, name, rb) })
+		}
+	}
+}
+
+func decodeAllocatesNothing(t *testing.T, name string, rb qwen35.Rollback) {
+	{
 		l := loadModel(t, name)
-		s := newSession(t, l, engine.SessionOptions{NCtx: 256})
+		s := newSessionWith(t, l, engine.SessionOptions{NCtx: 256}, qwen35.Options{Rollback: rb})
 		toks := tokens(8, 10)
 		decode(t, s, 0, toks, 0)
 		var b engine.Batch

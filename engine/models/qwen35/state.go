@@ -1,85 +1,185 @@
 package qwen35
 
-// Recurrent state and its snapshots.
+// Recurrent state and how it is rolled back.
 //
 // Each sequence holds, for every DeltaNet layer, a conv window ((K-1) rows
 // of conv_dim inputs, oldest first, time-major as kernels.ConvSiLUStep
 // reads it) and the delta-rule state (hv heads of dv rows of dk, the
 // kernels.GatedDeltaStep layout). Unlike attention keys, that state cannot
-// be cut back: after a batch it has absorbed every token. So the session
-// also keeps, per sequence, up to snapshotDepth snapshots: copies of the
-// whole recurrent state of a sequence at a given length.
+// be cut back: after a batch it has absorbed every token. Two strategies
+// make the lengths inside a multi-token Decode reachable again
+// (architectures.md §1.5), chosen per session by Options.Rollback:
 //
-// Which lengths are kept (phase 1 design; the replay tape of phase 2 will
-// make mid-batch rollback cheap): when a Decode gives a sequence n >= 2
-// tokens starting at length L, the states at lengths max(L, L+n-D) … L+n-1
-// are saved (D = snapshotDepth), i.e. the state before the batch and after
-// every token but the last, keeping the newest D. That covers a
-// speculative verify batch of up to D tokens (the target accepts a prefix,
-// so Truncate lands on L+1 … L+n-1, or L to drop it all) and the
-// "re-decode the last prompt token" step of spec.Speculator. A single-token
-// Decode saves nothing, so plain generation pays no copies.
+//   - RollbackReplay (the default; the "tape"): when a Decode gives a
+//     sequence n >= 2 tokens starting at length L, the state at length
+//     F = max(L, L+n-D) is copied once (the base, D = Options.Depth) and,
+//     per DeltaNet layer and token from F on, the recurrence inputs are
+//     recorded: the conv input row, the L2-normalised k and v, the
+//     log-decay g and β. Truncate to p in [F, L+n) restores the base and
+//     replays the p-F recorded tokens: the conv window becomes the last
+//     K-1 rows of [base window | recorded inputs], the delta state is
+//     advanced by kernels.GatedDeltaUpdate. No projection, attention or
+//     FFN runs again, and the result is bit-identical to the state the
+//     forward pass had at p (same inputs, same kernel, same order: the
+//     per-token path, since F is where the chunked path stops, plan.go).
+//     Memory: one state plus D rows of conv_dim+hk·dk+hv·dv+2·hv floats
+//     per layer, against D states for snapshots (README, Qwen3.5).
+//   - RollbackSnapshots: the states at lengths F … L+n-1 are copied whole
+//     (the state before the batch and after every token but the last),
+//     keeping the newest D per sequence across batches. Truncate copies
+//     one back; nothing is recomputed, but every verified token pays a
+//     whole-state copy and D states stay resident.
+//
+// Both cover a speculative verify batch of up to D tokens (the target
+// accepts a prefix, so Truncate lands on L+1 … L+n-1, or L to drop it all)
+// and the "re-decode the last prompt token" step of spec.Speculator. A
+// single-token Decode records nothing, so plain generation pays no copies;
+// a tape stays usable after it (its lengths are still below the live one).
 //
 // Truncate(seq, p): p == SeqLen is a no-op, p == 0 zeroes the state, any
-// other p restores the snapshot taken at length p and fails with
-// ErrNoSnapshot (session unchanged) when there is none; snapshots at
-// lengths above p are dropped, since the tokens they absorbed are gone.
-// Fork(src, dst, n) copies src's live state (n == SeqLen(src)), a zero
-// state (n == 0) or src's snapshot at n, with the same error otherwise.
+// other p restores from a snapshot or the tape and fails with
+// ErrNoSnapshot (session unchanged) when neither holds p; snapshots at
+// lengths above p are dropped and the tape is cut to p, since the tokens
+// they absorbed are gone. Fork(src, dst, n) copies src's live state
+// (n == SeqLen(src)), a zero state (n == 0) or src's state at n rebuilt
+// the same way, with the same error otherwise.
 
 import (
 	"errors"
 	"fmt"
 )
 
-// snapshotDepth is the number of recurrent-state snapshots each sequence
-// keeps: a verify batch of the default --draft-max 16 plus its root token.
-// Memory: snapshotDepth × one sequence's recurrent state (for the
-// Qwen3.5-0.8B shape, 18 DeltaNet layers × 16 heads × 128 × 128 floats ≈
-// 18 MiB, so about 300 MiB per sequence); the tiny test models need under
-// 2 MiB.
-const snapshotDepth = 17
+// Rollback selects how a session makes the lengths inside a multi-token
+// Decode reachable again (see the top of this file).
+type Rollback int
+
+const (
+	// RollbackReplay records the recurrence inputs on a tape and replays
+	// the kept tokens from one saved state.
+	RollbackReplay Rollback = iota
+	// RollbackSnapshots copies the whole state after every token.
+	RollbackSnapshots
+
+	// RollbackFaultNoReplay and RollbackFaultNoRestore are deliberately
+	// wrong replays: the first restores the saved state and skips the
+	// replay (the state is that before the batch), the second leaves the
+	// live state as it is (it has absorbed every drafted token). They
+	// exist only so that the exactness tests of speculation on hybrid
+	// models can prove that they catch a broken rollback; never use them
+	// otherwise.
+	RollbackFaultNoReplay
+	RollbackFaultNoRestore
+)
+
+func (r Rollback) String() string {
+	switch r {
+	case RollbackReplay:
+		return "replay"
+	case RollbackSnapshots:
+		return "snapshots"
+	case RollbackFaultNoReplay:
+		return "fault-no-replay"
+	case RollbackFaultNoRestore:
+		return "fault-no-restore"
+	}
+	return fmt.Sprintf("Rollback(%d)", int(r))
+}
+
+// DefaultDepth is the number of trailing tokens of a multi-token Decode a
+// sequence can be truncated into: a verify batch of the default
+// --draft-max 16 plus its root token. Memory per sequence (Qwen3.5-0.8B
+// shape: 18 DeltaNet layers, 16 heads of 128×128, conv_dim 6144): replay
+// keeps one state (18.3 MiB) plus DefaultDepth tape rows (12 MiB);
+// snapshots keep DefaultDepth states (311 MiB). The tiny test models need
+// under 2 MiB either way.
+const DefaultDepth = 17
 
 // ErrNoSnapshot is returned (wrapped) by Truncate and Fork when a hybrid
 // model's recurrent state is not kept at the requested length. The session
 // is unchanged; Truncate(seq, 0) always succeeds.
 var ErrNoSnapshot = errors.New("qwen35: no recurrent-state snapshot at that length")
 
-// recurrent holds the live state of every sequence and its snapshots.
+// recurrent holds the live state of every sequence and what rolls it back.
 type recurrent struct {
-	nDelta  int
-	convSz  int // (K-1)·conv_dim
-	ssmSz   int // hv·dv·dk
-	seqSz   int // nDelta·(convSz+ssmSz): one sequence's whole state
-	depth   int
-	live    []float32 // NSeq × seqSz
+	mode   Rollback
+	nDelta int
+	convK  int
+	convD  int // conv_dim: one conv input row
+	kvSz   int // hk·dk + hv·dv: the k and v parts of a conv output row
+	hv     int
+	convSz int // (K-1)·conv_dim
+	ssmSz  int // hv·dv·dk
+	seqSz  int // nDelta·(convSz+ssmSz): one sequence's whole state
+	depth  int
+	live   []float32 // NSeq × seqSz
+
+	// Snapshots (RollbackSnapshots).
 	snaps   []float32 // NSeq × depth × seqSz
 	snapPos []int     // NSeq × depth: the length a slot holds, -1 if empty
+
+	// Tape (the replay modes).
+	rowSz     int       // convD + kvSz + 2·hv: [x | k v | g | β]
+	base      []float32 // NSeq × seqSz: the state at tapeStart
+	tape      []float32 // NSeq × nDelta × depth × rowSz
+	tapeStart []int     // per sequence, -1: no tape
+	tapeLen   []int     // tokens recorded: the tape reaches tapeStart+tapeLen
 }
 
-func newRecurrent(hp *hparams, nDelta, nSeq, depth int) *recurrent {
-	r := &recurrent{nDelta: nDelta, convSz: (hp.convK - 1) * hp.convDim, ssmSz: hp.hv * hp.dv * hp.dk, depth: depth}
+func newRecurrent(hp *hparams, nDelta, nSeq, depth int, mode Rollback) *recurrent {
+	r := &recurrent{
+		mode: mode, nDelta: nDelta, convK: hp.convK, convD: hp.convDim, hv: hp.hv,
+		kvSz: hp.hk*hp.dk + hp.hv*hp.dv, convSz: (hp.convK - 1) * hp.convDim, ssmSz: hp.hv * hp.dv * hp.dk,
+		depth: depth,
+	}
 	r.seqSz = nDelta * (r.convSz + r.ssmSz)
 	r.live = make([]float32, nSeq*r.seqSz)
-	r.snaps = make([]float32, nSeq*depth*r.seqSz)
-	r.snapPos = make([]int, nSeq*depth)
-	for i := range r.snapPos {
-		r.snapPos[i] = -1
+	if mode == RollbackSnapshots {
+		r.snaps = make([]float32, nSeq*depth*r.seqSz)
+		r.snapPos = make([]int, nSeq*depth)
+		for i := range r.snapPos {
+			r.snapPos[i] = -1
+		}
+	} else {
+		r.rowSz = r.convD + r.kvSz + 2*r.hv
+		r.base = make([]float32, nSeq*r.seqSz)
+		r.tape = make([]float32, nSeq*nDelta*depth*r.rowSz)
+		r.tapeStart, r.tapeLen = make([]int, nSeq), make([]int, nSeq)
+		for i := range r.tapeStart {
+			r.tapeStart[i] = -1
+		}
 	}
 	return r
 }
 
-// block returns one sequence's whole state: live (slot -1) or a snapshot.
+// taping reports whether the session records a tape.
+func (r *recurrent) taping() bool { return r.mode != RollbackSnapshots }
+
+// bytes is the memory held for rollback per sequence (live state excluded).
+func (r *recurrent) bytes() int {
+	if r.taping() {
+		return 4 * (r.seqSz + r.nDelta*r.depth*r.rowSz)
+	}
+	return 4 * r.depth * r.seqSz
+}
+
+// block returns one sequence's whole state: live (slot -1), a snapshot,
+// or the tape's base (slot baseSlot).
 func (r *recurrent) block(seq, slot int) []float32 {
-	if slot < 0 {
+	switch {
+	case slot == baseSlot:
+		return r.base[seq*r.seqSz : (seq+1)*r.seqSz]
+	case slot < 0:
 		return r.live[seq*r.seqSz : (seq+1)*r.seqSz]
 	}
 	off := (seq*r.depth + slot) * r.seqSz
 	return r.snaps[off : off+r.seqSz]
 }
 
+// baseSlot names the tape's base state in block, conv and ssm.
+const baseSlot = -2
+
 // conv and ssm return layer li's conv window and delta-rule state within a
-// block (slot -1: live).
+// block (slot -1: live, baseSlot: the tape's base).
 func (r *recurrent) conv(seq, slot, li int) []float32 {
 	off := li * (r.convSz + r.ssmSz)
 	return r.block(seq, slot)[off : off+r.convSz]
@@ -90,8 +190,37 @@ func (r *recurrent) ssm(seq, slot, li int) []float32 {
 	return r.block(seq, slot)[off : off+r.ssmSz]
 }
 
+// row returns the tape row of seq, layer li, token t (t counted from
+// tapeStart): [conv input x | k v | g | β].
+func (r *recurrent) row(seq, li, t int) []float32 {
+	off := ((seq*r.nDelta+li)*r.depth + t) * r.rowSz
+	return r.tape[off : off+r.rowSz]
+}
+
+// startTape makes seq's tape cover the lengths from first (whose state the
+// forward pass copies into the base) for n tokens.
+func (r *recurrent) startTape(seq, first, n int) {
+	r.tapeStart[seq], r.tapeLen[seq] = first, n
+}
+
+// onTape returns how many recorded tokens bring seq's base to length pos,
+// or -1 when the tape does not reach pos.
+func (r *recurrent) onTape(seq, pos int) int {
+	if !r.taping() || r.tapeStart[seq] < 0 {
+		return -1
+	}
+	m := pos - r.tapeStart[seq]
+	if m < 0 || m > r.tapeLen[seq] {
+		return -1
+	}
+	return m
+}
+
 // find returns the slot holding seq's state at length pos, or -1.
 func (r *recurrent) find(seq, pos int) int {
+	if r.taping() {
+		return -1
+	}
 	for s, p := range r.snapPos[seq*r.depth : (seq+1)*r.depth] {
 		if p == pos {
 			return s
@@ -123,8 +252,19 @@ func (r *recurrent) claim(seq, pos int) int {
 	return best
 }
 
-// dropAbove forgets seq's snapshots at lengths > pos.
+// dropAbove forgets seq's states at lengths > pos: snapshots, and the tape
+// beyond pos (all of it when it starts above pos).
 func (r *recurrent) dropAbove(seq, pos int) {
+	if r.taping() {
+		switch st := r.tapeStart[seq]; {
+		case st < 0:
+		case st > pos:
+			r.tapeStart[seq], r.tapeLen[seq] = -1, 0
+		default:
+			r.tapeLen[seq] = min(r.tapeLen[seq], pos-st)
+		}
+		return
+	}
 	ps := r.snapPos[seq*r.depth : (seq+1)*r.depth]
 	for s, p := range ps {
 		if p > pos {
@@ -133,58 +273,20 @@ func (r *recurrent) dropAbove(seq, pos int) {
 	}
 }
 
-// truncate rolls seq's state back to length pos (see the file comment);
-// cur is the sequence's current length.
-func (r *recurrent) truncate(seq, pos, cur int) error {
-	switch {
-	case pos == cur:
-		return nil
-	case pos == 0:
-		clear(r.block(seq, -1))
-	default:
-		slot := r.find(seq, pos)
-		if slot < 0 {
-			return fmt.Errorf("%w: truncate sequence %d from %d to %d (kept: %v)", ErrNoSnapshot, seq, cur, pos, r.kept(seq))
+// kept describes the lengths seq can be rolled back to, for error
+// messages.
+func (r *recurrent) kept(seq int) string {
+	if r.taping() {
+		if r.tapeStart[seq] < 0 {
+			return "no tape"
 		}
-		copy(r.block(seq, -1), r.block(seq, slot))
+		return fmt.Sprintf("tape %d…%d", r.tapeStart[seq], r.tapeStart[seq]+r.tapeLen[seq])
 	}
-	r.dropAbove(seq, pos)
-	return nil
-}
-
-// source returns the block holding src's state at length n, or an error.
-func (r *recurrent) source(src, n, cur int) ([]float32, error) {
-	switch {
-	case n == cur:
-		return r.block(src, -1), nil
-	case n == 0:
-		return nil, nil
-	}
-	slot := r.find(src, n)
-	if slot < 0 {
-		return nil, fmt.Errorf("%w: fork of sequence %d at %d (length %d, kept: %v)", ErrNoSnapshot, src, n, cur, r.kept(src))
-	}
-	return r.block(src, slot), nil
-}
-
-// fork makes dst's live state a copy of from (nil: zero) and forgets dst's
-// snapshots.
-func (r *recurrent) fork(from []float32, dst int) {
-	if from == nil {
-		clear(r.block(dst, -1))
-	} else if &from[0] != &r.block(dst, -1)[0] {
-		copy(r.block(dst, -1), from)
-	}
-	r.dropAbove(dst, -1)
-}
-
-// kept lists the lengths seq has snapshots of, for error messages.
-func (r *recurrent) kept(seq int) []int {
 	var out []int
 	for _, p := range r.snapPos[seq*r.depth : (seq+1)*r.depth] {
 		if p >= 0 {
 			out = append(out, p)
 		}
 	}
-	return out
+	return fmt.Sprint(out)
 }
