@@ -6,41 +6,37 @@ import (
 	"github.com/waggle-llm/waggle/kvcache/turbo"
 )
 
-// Attention over the bf16, block-quantized and turbo cache types (see
-// kvcache.Type). The f32 and f16 paths in attention.go are llama.cpp's
-// without flash attention, bit for bit, one query head at a time. These
-// types are what llama.cpp computes with flash attention (a quantized V
-// cache requires it there) up to float summation order, and they run one
-// KV head at a time with all its query heads (grouped-query attention), so
-// every cached row is expanded once per token instead of once per query
-// head:
+// Attention runs one KV head at a time with all of its query heads
+// (grouped-query attention), walking the cached positions in chunks of
+// attnChunk rows, so each stored row is read from memory (and, for the
+// quantized and turbo types, expanded) once per token and reused from L1
+// by every query head of the group. Per (query head, key) the score is one
+// kernels.AttnScores call on that key, and per output element the value
+// sum runs in position order and continues across chunks exactly
+// (continueGroup), so the result depends neither on the chunking, nor on
+// the batch, nor on where the pages are.
 //
-//   - block-quantized keys are scored per query head with the type's
-//     integer vec-dot against the query in its vec-dot format (cheap: no
-//     expansion);
-//   - turbo keys are expanded to float32 in the rotated domain (level·N,
-//     one rounding) attnChunk rows at a time and scored with the float32
-//     dot against each head's rotated query;
-//   - values are expanded attnChunk rows at a time (turbo: rotated) and
-//     summed, per head, with the float32 probabilities in position order,
-//     continuing across chunks exactly (continueGroup); a turbo head's sum
-//     is un-rotated once at the end; bf16 probabilities are first rounded
-//     to bf16 as ggml does.
-//
-// Each score depends on its key only and each sum runs in position order,
-// so results do not depend on the batch or on where the pages are.
+//   - f32 and f16: llama.cpp's attention without flash attention, bit for
+//     bit: the query in the key type's vec-dot format (f16 for an f16
+//     cache), scores by the type's dot, the probabilities rounded to the
+//     value type, and Σ p·V with each product rounded to float32 (the
+//     f16 rows are expanded exactly to float32; p·v of two f16 values is
+//     exact, so this equals ggml's fused f16 accumulation).
+//   - bf16 and the block types: scores by the type's integer dot against
+//     the query in its vec-dot format, values expanded to float32 and
+//     summed with float32 probabilities (bf16: rounded to bf16 first) —
+//     what llama.cpp computes with flash attention, which it requires for
+//     a quantized V cache, up to summation order.
+//   - turbo types: keys expanded in the rotated domain (level·N, one
+//     rounding) and dotted with the rotated query (RotateQuery); values
+//     summed in the rotated domain and un-rotated once per head.
 
-// groupedTypes reports whether a cache of these types runs grouped.
-func groupedTypes(k, v kvcache.Type) bool {
-	vt := v.DType()
-	return k.IsTurbo() || v.IsTurbo() || (vt != kernels.F32 && vt != kernels.F16)
-}
-
-// groupScratch is one worker's extra scratch for grouped attention.
+// groupScratch is one worker's scratch for one (token, KV head).
 type groupScratch struct {
 	scores []float32 // group·nCtx: the scores, then probabilities, of each query head
+	qconv  []byte    // group query heads in the key type's vec-dot format
 	qrot   []float32 // group·kPad: rotated, padded query heads (turbo keys)
-	krows  []float32 // attnChunk·kPad: expanded key rows
+	krows  []float32 // attnChunk·kPad: expanded turbo key rows
 	vrows  []float32 // (attnChunk+1)·vPad: a continuation slot, then expanded value rows
 	acc    []float32 // group·vPad: per-head sums (turbo: rotated and padded)
 	pc     []float32 // attnChunk+1 weights
@@ -56,6 +52,7 @@ func newGroupScratch(nCtx, headDim, group int, typeK, typeV kvcache.Type) groupS
 	}
 	return groupScratch{
 		scores: make([]float32, group*nCtx),
+		qconv:  make([]byte, group*typeK.DType().VecDotType().RowBytes(headDim)),
 		qrot:   make([]float32, group*kPad),
 		krows:  make([]float32, attnChunk*kPad),
 		vrows:  make([]float32, (attnChunk+1)*vPad),
@@ -67,39 +64,48 @@ func newGroupScratch(nCtx, headDim, group int, typeK, typeV kvcache.Type) groupS
 // kvGroup attends the query heads of KV head g of one token (q, out: all
 // heads of it) over the first n positions of seq.
 func (a *attendTask) kvGroup(w *attnWorker, out, q []float32, seq, n, g int) {
-	hd, gs := a.headDim, &w.group
 	w.spans = a.c.Spans(seq, n, w.spans)
-	heads := gs.scores[:a.group*n]
+	heads := w.group.scores[:a.group*n]
 	if a.kType.IsTurbo() {
 		a.turboGroupScores(w, heads, q, n, g)
 	} else {
-		for j := range a.group {
-			h := g*a.group + j
-			kernels.QuantizeRow(a.kt.VecDotType(), w.qconv, q[h*hd:(h+1)*hd])
-			for _, sp := range w.spans {
-				keys := a.c.KeyCells(a.layer, sp.Cell, sp.N)
-				kernels.AttnScores(a.kt, heads[j*n+sp.Pos:j*n+sp.Pos+sp.N], keys[g*a.kHead:], a.kRow, w.qconv, hd)
-			}
-		}
+		a.groupScores(w, heads, q, n, g)
 	}
 	for j := range a.group {
 		p := heads[j*n : (j+1)*n]
 		kernels.Scale(p, a.sh.Scale)
 		kernels.SoftMax(p)
-		if a.vt == kernels.BF16 {
+		if a.vt == kernels.F16 || a.vt == kernels.BF16 {
+			// ggml's mul_mat converts the probabilities to the value
+			// type's vec-dot format (f16, bf16) first.
 			pq := w.probs[:a.vt.RowBytes(n)]
 			kernels.QuantizeRow(a.vt, pq, p)
 			kernels.DequantizeRow(a.vt, p, pq)
 		}
 	}
-	if !groupedTypes(kvcache.F32, a.vType) {
-		for j := range a.group { // f32/f16 values: the exact ggml path per head
-			h := g*a.group + j
-			a.weightedValues(w, out[h*hd:(h+1)*hd], heads[j*n:(j+1)*n], g)
-		}
-		return
-	}
 	a.groupValues(w, out, heads, n, g)
+}
+
+// groupScores scores every cached key of KV head g against the group's
+// query heads with the key type's dot, a chunk of keys at a time.
+func (a *attendTask) groupScores(w *attnWorker, heads, q []float32, n, g int) {
+	hd, gs := a.headDim, &w.group
+	qb := a.kt.VecDotType().RowBytes(hd)
+	for j := range a.group {
+		h := g*a.group + j
+		kernels.QuantizeRow(a.kt.VecDotType(), gs.qconv[j*qb:(j+1)*qb], q[h*hd:(h+1)*hd])
+	}
+	for _, sp := range w.spans {
+		keys := a.c.KeyCells(a.layer, sp.Cell, sp.N)
+		for off := 0; off < sp.N; off += attnChunk {
+			m := min(attnChunk, sp.N-off)
+			k := keys[off*a.kRow+g*a.kHead:]
+			for j := range a.group {
+				dst := heads[j*n+sp.Pos+off : j*n+sp.Pos+off+m]
+				kernels.AttnScores(a.kt, dst, k, a.kRow, gs.qconv[j*qb:(j+1)*qb], hd)
+			}
+		}
+	}
 }
 
 // turboGroupScores scores every cached key of KV head g against the
@@ -162,7 +168,8 @@ func (a *attendTask) groupValues(w *attnWorker, out, heads []float32, n, g int) 
 }
 
 // expandValues writes m value rows of KV head g, from position off of a
-// span, as float32 into rows (vPad each; turbo rows rotated).
+// span, as float32 into rows (vPad each; turbo rows rotated; f16 and bf16
+// exactly).
 func (a *attendTask) expandValues(rows []float32, values []byte, off, m, g, vPad int) {
 	if a.vType.IsTurbo() {
 		tt := a.vType.Turbo()
@@ -178,7 +185,12 @@ func (a *attendTask) expandValues(rows []float32, values []byte, off, m, g, vPad
 
 // continueGroup adds Σ_r p_r·row_r over the m expanded rows behind the
 // continuation slot of gs.vrows to dst, exactly continuing an ordered
-// float32 sum (see continueValues for why the slot trick is exact).
+// float32 sum: it puts dst in the slot with weight 1 and runs the F32
+// kernel, whose sum starts 0 + float32(1·dst[d]) = dst[d] and then adds
+// the same rounded products in the same order. The one x for which 0 + x
+// is not x is -0, and a running sum that starts at +0 is never -0 in
+// round-to-nearest (a sum is -0 only when both terms are), so the slot
+// reproduces dst.
 func continueGroup(gs *groupScratch, dst, p []float32, m, vPad int) {
 	copy(gs.vrows[:vPad], dst)
 	pc := gs.pc[:m+1]

@@ -144,7 +144,9 @@ func TestEncodeRowDecodes(t *testing.T) {
 	}
 }
 
-func le32(b []byte) uint32 { return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24 }
+func le32(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
 
 // TestBaseRoundTrip: a base run written with an f32 cache and read back by
 // the same model and cache gives KLD ~0, the same top token everywhere and
