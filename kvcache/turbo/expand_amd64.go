@@ -1,0 +1,147 @@
+//go:build !purego
+
+package turbo
+
+import (
+	"os"
+	"strings"
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
+
+// expandBest is the best ExpandRows kernel level this CPU runs: AVX-512
+// needs F (16-lane VPERMPS, VPTERNLOGD, mask registers), BW and VL; AVX2
+// needs F16C for the norm (VCVTPH2PS) and BMI2 (RORX, TCQ kernels).
+// WAGGLE_KERNELS=generic gives expandGo (through useAVX2), =avx2 caps it at
+// expandAVX2. expandImpl is the level in use; tests step it down.
+var expandBest = func() int {
+	switch {
+	case !useAVX2 || !cpu.X86.HasF16C || !cpu.X86.HasBMI2:
+		return expandGo
+	case cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL &&
+		strings.ToLower(strings.TrimSpace(os.Getenv("WAGGLE_KERNELS"))) != "avx2":
+		return expandAVX512
+	}
+	return expandAVX2
+}()
+
+var expandImpl = expandBest
+
+// Lookup tables for VPERMPS, which takes the low 3 (YMM) or 4 (ZMM) bits of
+// each index: the levels repeated so that index bits above a type's own are
+// don't-cares, which saves masking them off.
+var (
+	permLevels2 = repeat16(centroids2[:])
+	permLevels3 = repeat16(centroids3[:])
+)
+
+func repeat16(levels []float32) (t [16]float32) {
+	for i := range t {
+		t[i] = levels[i%len(levels)]
+	}
+	return t
+}
+
+// Per-lane right-shift counts (VPSRLVD) that bring value j's index or state
+// to bit 0 of lane j, given the 4-byte windows expand_amd64.s broadcasts;
+// the AVX2 kernels use the first or second half of a table.
+var (
+	shift2x16 = [16]uint32{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30}
+	shiftT3Hi = [16]uint32{14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29}
+	shift2x8  = [16]uint32{0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12, 14}
+	shift4x8  = [16]uint32{0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28}
+)
+
+// Stubs in expand_amd64.s. Each expands block column g of n >= 1 rows: in Go
+// terms, for r < n
+//
+//	decodeBlock(t, dst[r*dstStride/4:][:128], src[r*srcStride:][:t.BlockBytes()])
+//
+// with dstStride in bytes. The products level·N are single float32
+// multiplies (VMULPS), so the results equal decodeBlock's bit for bit,
+// NaN payloads included (an fp16 NaN norm converts with its quiet bit set,
+// as kernels.F16ToF32 does, and the multiply would set it anyway). Every
+// load lies inside its block: indices that straddle are read through 4-byte
+// windows placed to end at or before the block's last byte. dst must not
+// overlap src.
+
+//go:noescape
+func expandTurbo2AVX512(dst *float32, src *byte, dstStride, srcStride, n int)
+
+//go:noescape
+func expandTurbo3AVX512(dst *float32, src *byte, dstStride, srcStride, n int)
+
+//go:noescape
+func expandTurbo4AVX512(dst *float32, src *byte, dstStride, srcStride, n int)
+
+//go:noescape
+func expandTurbo2AVX2(dst *float32, src *byte, dstStride, srcStride, n int)
+
+//go:noescape
+func expandTurbo3AVX2(dst *float32, src *byte, dstStride, srcStride, n int)
+
+//go:noescape
+func expandTurbo4AVX2(dst *float32, src *byte, dstStride, srcStride, n int)
+
+// The TCQ kernels serve both levels (scalar loads of level pairs; the
+// gathers were slower, see expand_amd64.s).
+
+//go:noescape
+func expandTCQ2Pairs(dst *float32, src *byte, dstStride, srcStride, n int)
+
+//go:noescape
+func expandTCQ3Pairs(dst *float32, src *byte, dstStride, srcStride, n int)
+
+// tcq3Pairs and tcq2Pairs hold, for every (6+2k)-bit window x of a TCQ
+// stream, the codebook entries of the two states it contains: the low 6+k
+// bits and the high 6+k bits (32 KiB and 8 KiB; built at start-up).
+var (
+	tcq3Pairs = pairTable[[4096][2]float32](tcq3Codebook[:], 3)
+	tcq2Pairs = pairTable[[1024][2]float32](tcq2Codebook[:], 2)
+)
+
+func pairTable[P [4096][2]float32 | [1024][2]float32](cb []float32, k uint) (p P) {
+	for x := range len(p) {
+		p[x] = [2]float32{cb[x&(len(cb)-1)], cb[x>>k]}
+	}
+	return p
+}
+
+// expandColumn expands block column g (dst and src already offset to it) of
+// n >= 1 rows with the selected kernel; ExpandRows has checked the bounds.
+func expandColumn(t Type, dst []float32, w int, src []byte, stride, n int) {
+	if expandImpl == expandGo {
+		expandColumnGo(t, dst, w, src, stride, n)
+		return
+	}
+	d, s := unsafe.SliceData(dst), unsafe.SliceData(src)
+	ds := 4 * w
+	if expandImpl == expandAVX512 {
+		switch t {
+		case Turbo2:
+			expandTurbo2AVX512(d, s, ds, stride, n)
+		case Turbo3:
+			expandTurbo3AVX512(d, s, ds, stride, n)
+		case Turbo4:
+			expandTurbo4AVX512(d, s, ds, stride, n)
+		case Turbo2TCQ:
+			expandTCQ2Pairs(d, s, ds, stride, n)
+		case Turbo3TCQ:
+			expandTCQ3Pairs(d, s, ds, stride, n)
+		}
+		return
+	}
+	switch t {
+	case Turbo2:
+		expandTurbo2AVX2(d, s, ds, stride, n)
+	case Turbo3:
+		expandTurbo3AVX2(d, s, ds, stride, n)
+	case Turbo4:
+		expandTurbo4AVX2(d, s, ds, stride, n)
+	case Turbo2TCQ:
+		expandTCQ2Pairs(d, s, ds, stride, n)
+	case Turbo3TCQ:
+		expandTCQ3Pairs(d, s, ds, stride, n)
+	}
+}

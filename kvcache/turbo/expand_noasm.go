@@ -1,0 +1,13 @@
+//go:build purego || !amd64
+
+package turbo
+
+// Without assembly ExpandRows runs the Go reference.
+
+const expandBest = expandGo
+
+var expandImpl = expandGo
+
+func expandColumn(t Type, dst []float32, w int, src []byte, stride, n int) {
+	expandColumnGo(t, dst, w, src, stride, n)
+}
