@@ -35,6 +35,11 @@
 // differs from the reference only in rounding (FMA, 8-lane sums), within
 // tolAttn (attn_test.go); TestAVX2KernelsMatchGeneric pins it.
 //
+// ExpandRows (expand.go) expands many rows at once for grouped-query
+// attention, bit-identical to DecodeRotated, with AVX-512 or AVX2 kernels
+// for all five types (expand_amd64.s); expand_test.go pins every level to
+// the Go reference bit for bit.
+//
 // # Decisions where the doc is [inferred] or silent
 //
 //   - Float arithmetic: the encoders use float32 with every product rounded
