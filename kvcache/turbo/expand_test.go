@@ -168,7 +168,11 @@ func TestExpandRowsGenericEnv(t *testing.T) {
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestExpandRowsGenericEnv$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "TURBO_EXPAND_CHILD=1", "WAGGLE_KERNELS=generic")
-	if out, err := cmd.CombinedOutput(); err != nil {
+	out, err := cmd.CombinedOutput()
+	if _, exited := err.(*exec.ExitError); err != nil && !exited {
+		t.Skip("cannot run the test binary here (emulated?):", err)
+	}
+	if err != nil {
 		t.Fatalf("child: %v\n%s", err, out)
 	}
 }
