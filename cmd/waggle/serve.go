@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/engine/models/qwen35"
 	"github.com/waggle-llm/waggle/engine/sample"
 	"github.com/waggle-llm/waggle/kvcache"
 	"github.com/waggle-llm/waggle/server"
@@ -34,6 +35,8 @@ type serveCmd struct {
 	NPredict        int     `short:"n" name:"n-predict" help:"Default max tokens per request (-1: until the context is full)." default:"-1" env:"WAGGLE_N_PREDICT,LLAMA_ARG_N_PREDICT"`
 	CacheReuse      int     `name:"cache-reuse" help:"Accepted; the longest common prefix with a slot's previous prompt is always reused when cache_prompt is on." default:"0" env:"WAGGLE_CACHE_REUSE,LLAMA_ARG_CACHE_REUSE"`
 	CacheRAM        int     `name:"cache-ram" aliases:"cram" help:"MiB of RAM for the prompt caches of idle slots, reused for prompts that share their prefix (-1: no limit, 0: off)." default:"8192" env:"WAGGLE_CACHE_RAM,LLAMA_ARG_CACHE_RAM"`
+	CtxCheckpoints  int     `name:"ctx-checkpoints" aliases:"swa-checkpoints" help:"Recurrent-state checkpoints per slot for prompt-prefix reuse on hybrid models (qwen35, qwen3next; 0: none)." default:"8" env:"WAGGLE_CTX_CHECKPOINTS,LLAMA_ARG_CTX_CHECKPOINTS"`
+	CheckpointEvery int     `name:"checkpoint-every-n-tokens" aliases:"cpent" help:"Also checkpoint a hybrid model's recurrent state every N prompt tokens (-1: only at prompt ends)." default:"8192" env:"WAGGLE_CHECKPOINT_EVERY_NT,LLAMA_ARG_CHECKPOINT_EVERY_NT"`
 	ContextShift    bool    `name:"context-shift" negatable:"" help:"When a generating slot fills its context, drop the oldest half of the tokens after n_keep and go on." env:"WAGGLE_CONTEXT_SHIFT,LLAMA_ARG_CONTEXT_SHIFT"`
 	SlotSavePath    string  `name:"slot-save-path" help:"Folder for slot state files (POST /slots/{id}?action=save|restore); empty disables the slot actions." env:"WAGGLE_SLOT_SAVE_PATH,LLAMA_ARG_SLOT_SAVE_PATH"`
 	CacheTypeK      string  `name:"cache-type-k" aliases:"ctk" help:"KV cache type for keys." default:"f16" env:"WAGGLE_CACHE_TYPE_K,LLAMA_ARG_CACHE_TYPE_K"`
@@ -131,6 +134,12 @@ func (c *serveCmd) load() (*engine.Loaded, error) {
 	stop := progress(c.Model)
 	l, err := engine.LoadFile(c.Model)
 	stop()
+	if m, ok := l.Model.(*qwen35.Model); ok && err == nil {
+		if c.CtxCheckpoints < 0 {
+			return nil, fmt.Errorf("--ctx-checkpoints must be >= 0")
+		}
+		l.Model = m.With(qwen35.Options{CtxCheckpoints: c.CtxCheckpoints, CheckpointEvery: c.CheckpointEvery})
+	}
 	return l, err
 }
 

@@ -117,7 +117,11 @@ func (s *session) recordTape(li int) {
 }
 
 func (s *session) snapConv(d *deltaWeights, ri, length int, state []float32) {
+	r := &s.plan.runs[ri]
 	if slot := s.plan.snapshot(ri, length); slot >= 0 {
-		copy(s.rs.conv(s.plan.runs[ri].seq, slot, d.index), state)
+		copy(s.rs.conv(r.seq, slot, d.index), state)
+	}
+	if length == r.ckptAt {
+		copy(s.rs.conv(r.seq, ckptSlot(r.ckptC), d.index), state)
 	}
 }

@@ -15,6 +15,10 @@ type run struct {
 	off   int  // run's batch indices are plan.order[off : off+n]
 	first int  // first length to snapshot or tape (start+n: none)
 	tape  bool // the run records the replay tape from length first
+	// ckptAt is the length inside the run at which checkpoint ckptC is
+	// taken (-1: none); ckptEnd saves one after the run (checkpoint.go).
+	ckptAt, ckptC int
+	ckptEnd       bool
 	// chunked is how many leading tokens go through the chunked delta
 	// rule: whole kernels.DeltaChunkSize chunks that end at or before the
 	// first snapshot, so every snapshot length sits on a token boundary the
@@ -49,8 +53,12 @@ func newBatchPlan(nSeq, nBatch, depth int) batchPlan {
 	return p
 }
 
-// build plans a validated batch; cache lengths are those before it.
-func (p *batchPlan) build(b *engine.Batch, c *kvcache.Cache, rs *recurrent) {
+// deltaChunk is the chunked delta rule's chunk length.
+const deltaChunk = kernels.DeltaChunkSize
+
+// build plans a validated batch; cache lengths are those before it, every
+// is Options.CheckpointEvery.
+func (p *batchPlan) build(b *engine.Batch, c *kvcache.Cache, rs *recurrent, every int) {
 	for _, r := range p.runs {
 		p.seqRun[r.seq] = -1
 	}
@@ -77,6 +85,7 @@ func (p *batchPlan) build(b *engine.Batch, c *kvcache.Cache, rs *recurrent) {
 	}
 	for ri := range p.runs {
 		p.planSnapshots(ri, rs)
+		p.planCheckpoint(ri, rs, every, b)
 	}
 }
 

@@ -92,10 +92,11 @@ func (t *deltaTask) head(w *deltaWorker, ri, h int) {
 	toks := s.plan.tokens(ri)
 	kh := s.kHead(h)
 	qOff, kOff, vOff := kh*hp.dk, hp.hk*hp.dk+kh*hp.dk, 2*hp.hk*hp.dk+h*hp.dv
+	t.snapHead(ri, h, r.start, state)
 	for c0 := 0; c0 < r.chunked; c0 += kernels.DeltaChunkSize {
 		t.chunk(w, toks[c0:c0+kernels.DeltaChunkSize], h, state, qOff, kOff, vOff)
+		t.snapHead(ri, h, r.start+c0+kernels.DeltaChunkSize, state)
 	}
-	t.snapHead(ri, h, r.start+r.chunked, state)
 	for j, i := range toks[r.chunked:] {
 		c := row(s.buf.conv, i, hp.convDim)
 		kernels.GatedDeltaStep(state, c[qOff:qOff+hp.dk], c[kOff:kOff+hp.dk], c[vOff:vOff+hp.dv],
@@ -126,14 +127,18 @@ func (t *deltaTask) chunk(w *deltaWorker, toks []int, h int, state []float32, qO
 }
 
 // snapHead copies head h's state into run ri's snapshot at length l, if
-// one is planned there, or into the tape's base at the run's first taped
-// length.
+// one is planned there, into the tape's base at the run's first taped
+// length and into the run's checkpoint at its length.
 func (t *deltaTask) snapHead(ri, h, l int, state []float32) {
 	s := t.s
 	r := &s.plan.runs[ri]
 	if r.tape && l == r.first {
 		sz := len(state)
 		copy(s.rs.ssm(r.seq, baseSlot, t.li)[h*sz:(h+1)*sz], state)
+	}
+	if l == r.ckptAt {
+		sz := len(state)
+		copy(s.rs.ssm(r.seq, ckptSlot(r.ckptC), t.li)[h*sz:(h+1)*sz], state)
 	}
 	if slot := s.plan.snapshot(ri, l); slot >= 0 {
 		sz := len(state)

@@ -27,6 +27,8 @@ type session struct {
 	hyb   Options
 
 	replayT replayTask
+	hist    []int32      // NSeq × NCtx tokens by position (checkpoints only)
+	redo    engine.Batch // re-decoding from a checkpoint
 
 	nextPos []int
 	outIdx  []int
@@ -47,6 +49,28 @@ type Options struct {
 	// reachable by Truncate (0: DefaultDepth). A verify batch longer than
 	// Depth can only be kept whole or dropped to its last Depth tokens.
 	Depth int
+	// CtxCheckpoints is llama-server's --ctx-checkpoints: whole-state
+	// checkpoints kept per sequence for prompt-prefix reuse (0: none;
+	// checkpoint.go).
+	CtxCheckpoints int
+	// CheckpointEvery is --checkpoint-every-n-tokens: also checkpoint every
+	// that many tokens inside multi-token Decodes (≤ 0: only at prompt
+	// ends).
+	CheckpointEvery int
+}
+
+// With returns m as an engine.Model whose NewSession uses o, for callers
+// that only see engine.Model (cmd/waggle wires the server's checkpoint
+// flags this way).
+func (m *Model) With(o Options) engine.Model { return withOptions{m, o} }
+
+type withOptions struct {
+	*Model
+	o Options
+}
+
+func (w withOptions) NewSession(so engine.SessionOptions) (engine.Session, error) {
+	return w.Model.NewSessionWith(so, w.o)
 }
 
 // NewSession sizes the caches and scratch for the options, with the
@@ -70,6 +94,9 @@ func (m *Model) NewSessionWith(o engine.SessionOptions, h Options) (engine.Sessi
 	if h.Rollback < RollbackReplay || h.Rollback > RollbackFaultNoRestore {
 		return nil, fmt.Errorf("qwen35: unknown rollback strategy %d", int(h.Rollback))
 	}
+	if h.CtxCheckpoints < 0 || h.CtxCheckpoints > 1024 {
+		return nil, fmt.Errorf("qwen35: %d context checkpoints out of range [0, 1024]", h.CtxCheckpoints)
+	}
 	kvDim := hp.nHeadKV * hp.headDim
 	cache, err := kvcache.New(kvcache.Options{NLayer: m.nAttn, NKV: kvDim, HeadDim: hp.headDim, NCtx: o.NCtx, NSeq: o.NSeq, TypeK: o.TypeK, TypeV: o.TypeV, Unified: o.KVUnified})
 	if err != nil {
@@ -80,7 +107,7 @@ func (m *Model) NewSessionWith(o engine.SessionOptions, h Options) (engine.Sessi
 	s := &session{
 		m: m, opts: o, cache: cache, pool: pool,
 		hyb:     h,
-		rs:      newRecurrent(hp, m.nDelta, o.NSeq, h.Depth, h.Rollback),
+		rs:      newRecurrent(hp, m.nDelta, o.NSeq, h.Depth, h.Rollback, h.CtxCheckpoints),
 		attn:    engine.NewAttentionScratch(o.NCtx, hp.headDim, hp.nHead/hp.nHeadKV, o.TypeK, o.TypeV, pool.Threads()),
 		shape:   engine.AttentionShape{NHead: hp.nHead, NHeadKV: hp.nHeadKV, HeadDim: hp.headDim, Scale: hp.attnScale},
 		buf:     newBuffers(m, o.NBatch),
@@ -91,6 +118,11 @@ func (m *Model) NewSessionWith(o engine.SessionOptions, h Options) (engine.Sessi
 	}
 	s.delta.init(s, pool.Threads())
 	s.replayT.s = s
+	if h.CtxCheckpoints > 0 {
+		s.hist = make([]int32, o.NSeq*o.NCtx)
+		s.redo = engine.Batch{Tokens: make([]int32, 0, o.NBatch), Pos: make([]int32, 0, o.NBatch),
+			Seq: make([]int32, 0, o.NBatch), Output: make([]bool, 0, o.NBatch)}
+	}
 	if m.v.moe {
 		s.moe = newMoEScratch(hp, o.NBatch)
 	}
@@ -157,7 +189,8 @@ func (s *session) checkSeq(seq int) error {
 
 // Truncate drops positions >= pos of seq: the attention cells are cut and
 // the recurrent state is restored from the snapshot at pos or replayed from
-// the tape (state.go); when neither holds pos it returns ErrNoSnapshot and
+// the tape (state.go), else rebuilt from a checkpoint by re-decoding
+// (checkpoint.go); when none of them can, it returns ErrNoSnapshot and
 // changes nothing.
 func (s *session) Truncate(seq, pos int) error {
 	if err := s.checkSeq(seq); err != nil {
@@ -168,7 +201,7 @@ func (s *session) Truncate(seq, pos int) error {
 	}
 	if cur := s.cache.Len(seq); pos < cur {
 		if err := s.truncateState(seq, pos, cur); err != nil {
-			return err
+			return s.truncateFallback(seq, pos, err)
 		}
 	}
 	return s.cache.Truncate(seq, pos)
@@ -265,8 +298,14 @@ func (s *session) Decode(b *engine.Batch) error {
 			s.outIdx = append(s.outIdx, i)
 		}
 	}
-	s.plan.build(b, s.cache, s.rs)
+	s.plan.build(b, s.cache, s.rs, s.hyb.CheckpointEvery)
+	if s.hist != nil {
+		for i, tok := range b.Tokens {
+			s.hist[int(b.Seq[i])*s.opts.NCtx+int(b.Pos[i])] = tok
+		}
+	}
 	s.forward(b)
+	s.saveEndCheckpoints()
 	for seq, n := range s.nextPos {
 		s.cache.SetLen(seq, n)
 	}

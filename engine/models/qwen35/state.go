@@ -123,9 +123,14 @@ type recurrent struct {
 	tape      []float32 // NSeq × nDelta × depth × rowSz
 	tapeStart []int     // per sequence, -1: no tape
 	tapeLen   []int     // tokens recorded: the tape reaches tapeStart+tapeLen
+
+	// Checkpoints for prefix reuse (checkpoint.go).
+	nCkpt   int
+	ckpts   []float32 // NSeq × nCkpt × seqSz
+	ckptPos []int     // NSeq × nCkpt: the length a checkpoint holds, -1 if empty
 }
 
-func newRecurrent(hp *hparams, nDelta, nSeq, depth int, mode Rollback) *recurrent {
+func newRecurrent(hp *hparams, nDelta, nSeq, depth int, mode Rollback, nCkpt int) *recurrent {
 	r := &recurrent{
 		mode: mode, nDelta: nDelta, convK: hp.convK, convD: hp.convDim, hv: hp.hv,
 		kvSz: hp.hk*hp.dk + hp.hv*hp.dv, convSz: (hp.convK - 1) * hp.convDim, ssmSz: hp.hv * hp.dv * hp.dk,
@@ -148,6 +153,12 @@ func newRecurrent(hp *hparams, nDelta, nSeq, depth int, mode Rollback) *recurren
 			r.tapeStart[i] = -1
 		}
 	}
+	r.nCkpt = nCkpt
+	r.ckpts = make([]float32, nSeq*nCkpt*r.seqSz)
+	r.ckptPos = make([]int, nSeq*nCkpt)
+	for i := range r.ckptPos {
+		r.ckptPos[i] = -1
+	}
 	return r
 }
 
@@ -163,9 +174,12 @@ func (r *recurrent) bytes() int {
 }
 
 // block returns one sequence's whole state: live (slot -1), a snapshot,
-// or the tape's base (slot baseSlot).
+// the tape's base (slot baseSlot) or checkpoint c (slot ckptSlot(c)).
 func (r *recurrent) block(seq, slot int) []float32 {
 	switch {
+	case slot <= ckptSlot(0):
+		off := (seq*r.nCkpt + ckptSlot(0) - slot) * r.seqSz
+		return r.ckpts[off : off+r.seqSz]
 	case slot == baseSlot:
 		return r.base[seq*r.seqSz : (seq+1)*r.seqSz]
 	case slot < 0:
@@ -177,6 +191,9 @@ func (r *recurrent) block(seq, slot int) []float32 {
 
 // baseSlot names the tape's base state in block, conv and ssm.
 const baseSlot = -2
+
+// ckptSlot names checkpoint c (0 ≤ c < nCkpt) in block, conv and ssm.
+func ckptSlot(c int) int { return -3 - c }
 
 // conv and ssm return layer li's conv window and delta-rule state within a
 // block (slot -1: live, baseSlot: the tape's base).
@@ -252,9 +269,15 @@ func (r *recurrent) claim(seq, pos int) int {
 	return best
 }
 
-// dropAbove forgets seq's states at lengths > pos: snapshots, and the tape
-// beyond pos (all of it when it starts above pos).
+// dropAbove forgets seq's states at lengths > pos: snapshots, checkpoints,
+// and the tape beyond pos (all of it when it starts above pos).
 func (r *recurrent) dropAbove(seq, pos int) {
+	cp := r.ckptPos[seq*r.nCkpt : (seq+1)*r.nCkpt]
+	for c, p := range cp {
+		if p > pos {
+			cp[c] = -1
+		}
+	}
 	if r.taping() {
 		switch st := r.tapeStart[seq]; {
 		case st < 0:
