@@ -1,5 +1,5 @@
 // Command gen writes synthetic GGUF models with the shapes of real ones
-// (Llama-3.2-1B, Qwen2.5-0.5B) and random weights, for speed comparisons
+// (Llama-3.2-1B, Qwen2.5-0.5B, Qwen3.5-0.8B) and random weights, for speed comparisons
 // with llama.cpp where the real weights cannot be downloaded:
 //
 //	go run ./bench/gen -shape llama3.2-1b -type q4_0 -o /work/bench-models/synth-llama3.2-1b-q4_0.gguf
@@ -29,7 +29,7 @@ import (
 )
 
 func main() {
-	shapeName := flag.String("shape", "llama3.2-1b", "model shape: llama3.2-1b, qwen2.5-0.5b (or tiny)")
+	shapeName := flag.String("shape", "llama3.2-1b", "model shape: llama3.2-1b, qwen2.5-0.5b, qwen3.5-0.8b (or tiny)")
 	typeName := flag.String("type", "q4_0", "file type: f16, q8_0, q4_0, q4_k_m (any llama-quantize type waggle writes)")
 	out := flag.String("o", "", "output file (required)")
 	seed := flag.Uint64("seed", 1, "random seed")
@@ -123,6 +123,11 @@ func write(f *os.File, s *shape, ft quant.FileType, seed uint64, threads, nVocab
 			rng := rand.New(rand.NewPCG(key, uint64(r)))
 			for j := range dst {
 				dst[j] = float32(t.init.mean + t.init.sd*rng.NormFloat64())
+			}
+			if t.negExp() {
+				for j := range dst {
+					dst[j] = -float32(math.Exp(float64(dst[j])))
+				}
 			}
 		})
 	})

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/waggle-llm/waggle/gguf"
 )
@@ -22,6 +23,23 @@ type shape struct {
 	ctx       int
 	qkvBias   bool
 	vocabFile string // under the shared testdata/tokenizer folder
+
+	hybrid *hybridShape // qwen35 only: the Gated DeltaNet layout
+}
+
+// hybridShape is what a qwen35 (Qwen3.5 hybrid) shape adds: gated full
+// attention every interval-th layer with its own head size and partial
+// rotary, Gated DeltaNet layers between (architectures.md §1.2, §1.3),
+// and the vocabulary size to pad the tokenizer to.
+type hybridShape struct {
+	headDim   int    // full-attention head size (key_length = value_length)
+	interval  int    // full_attention_interval
+	nRot      int    // rope.dimension_count
+	sections  [4]int // rope.dimension_sections
+	convK     int    // ssm.conv_kernel
+	dk        int    // ssm.state_size (= head_v_dim)
+	hk, hv    int    // ssm.group_count (K heads), ssm.time_step_rank (V heads)
+	vocabSize int    // tokens after padding the vocabulary file's list
 }
 
 // shapes are the models the benchmarks compare against llama.cpp.
@@ -30,6 +48,20 @@ var shapes = []shape{
 		ropeBase: 500000, eps: 1e-5, ctx: 131072, vocabFile: "ggml-vocab-llama-bpe.gguf"},
 	{name: "qwen2.5-0.5b", arch: "qwen2", nEmbd: 896, nLayer: 24, nHead: 14, nHeadKV: 2, nFF: 4864,
 		ropeBase: 1e6, eps: 1e-6, ctx: 32768, qkvBias: true, vocabFile: "ggml-vocab-qwen2.gguf"},
+	// qwen3.5-0.8b: Qwen3.5-0.8B's published config (HF Qwen/Qwen3.5-0.8B
+	// config.json, text part, as recalled: the reference notes give no
+	// small-model numbers): hidden 1024, 24 layers (every 4th gated full
+	// attention: 8 heads, 2 KV heads of 256, partial rotary 0.25 → 64
+	// dims, mrope sections [11,11,10], theta 1e7), 18 Gated DeltaNet
+	// layers (16 K and 16 V heads of 128, conv 4), SwiGLU 3584, tied
+	// output, vocabulary 248320. The Qwen3.5 tokenizer is not in the
+	// shared testdata, so the Qwen2 BPE vocabulary (151936) is padded with
+	// unused tokens to 248320: the embedding and output head then cost
+	// what the real model's do.
+	{name: "qwen3.5-0.8b", arch: "qwen35", nEmbd: 1024, nLayer: 24, nHead: 8, nHeadKV: 2, nFF: 3584,
+		ropeBase: 1e7, eps: 1e-6, ctx: 262144, vocabFile: "ggml-vocab-qwen2.gguf",
+		hybrid: &hybridShape{headDim: 256, interval: 4, nRot: 64, sections: [4]int{11, 11, 10, 0},
+			convK: 4, dk: 128, hk: 16, hv: 16, vocabSize: 248320}},
 	// tiny is for tests of this program: the llama3.2-1b layout, small.
 	{name: "tiny", arch: "llama", nEmbd: 256, nLayer: 2, nHead: 4, nHeadKV: 1, nFF: 768,
 		ropeBase: 500000, eps: 1e-5, ctx: 2048, vocabFile: "ggml-vocab-llama-bpe.gguf"},
@@ -58,11 +90,18 @@ type genTensor struct {
 	init dist
 }
 
+// negExp reports whether a tensor stores -exp(x) of each draw: ssm_a,
+// which converted files hold as -exp(A_log).
+func (t *genTensor) negExp() bool { return strings.HasSuffix(t.name, ".ssm_a") }
+
 // tensors lists the model's tensors with the recipe of the shared synthetic
 // models (../shared/models/README.md): token_embd ~ N(0, (4/sqrt(n_embd))²),
 // matrices ~ N(0, 1/fan_in), norms ~ 1 + N(0, 0.1²), qwen2 biases q, v ~
 // N(0, 0.2²) and k ~ N(0, 0.5²). The output head is tied to token_embd.
 func (s *shape) tensors(nVocab int) []genTensor {
+	if s.hybrid != nil {
+		return s.hybridTensors()
+	}
 	e, hd := int64(s.nEmbd), int64(s.nEmbd/s.nHead)
 	kv, ff := hd*int64(s.nHeadKV), int64(s.nFF)
 	norm := dist{1, 0.1}
@@ -109,10 +148,99 @@ func (s *shape) metadata(vocab *gguf.File, name string) []gguf.KV {
 	if s.arch == "llama" {
 		kvs = append(kvs, gguf.KV{Key: a("rope.dimension_count"), Value: gguf.Uint32Value(uint32(s.nEmbd / s.nHead))})
 	}
+	if s.hybrid != nil {
+		kvs = append(kvs, s.hybridMetadata()...)
+	}
 	for _, kv := range vocab.KVs {
 		if len(kv.Key) > 10 && kv.Key[:10] == "tokenizer." {
-			kvs = append(kvs, kv)
+			kvs = append(kvs, s.padVocab(kv))
 		}
 	}
 	return kvs
+}
+
+// hybridTensors lists a qwen35 model's tensors (architectures.md §1.3)
+// with the recipe of the shared synth-qwen35 fixtures
+// (../shared/models/README.md): matrices ~ N(0, 1/fan_in), every norm
+// including q/k norms and ssm_norm ~ 1 + N(0, 0.1²), ssm_conv1d ~
+// N(0, 1/4), ssm_dt.bias ~ N(-1, 0.5²), ssm_a = -exp(N(-0.5, 0.5²)).
+func (s *shape) hybridTensors() []genTensor {
+	h := s.hybrid
+	e, hd, ff := int64(s.nEmbd), int64(h.headDim), int64(s.nFF)
+	qDim, kvDim := int64(s.nHead)*hd, int64(s.nHeadKV)*hd
+	inner := int64(h.hv * h.dk)
+	convDim := int64(2*h.hk*h.dk) + inner
+	norm := dist{1, 0.1}
+	mat := func(name string, in, out int64) genTensor {
+		return genTensor{name: name, dims: []int64{in, out}, init: dist{0, 1 / sqrt(float64(in))}}
+	}
+	vec := func(name string, n int64, d dist) genTensor { return genTensor{name: name, dims: []int64{n}, init: d} }
+	ts := []genTensor{
+		{name: "token_embd.weight", dims: []int64{e, int64(h.vocabSize)}, init: dist{0, 4 / sqrt(float64(e))}},
+		vec("output_norm.weight", e, norm),
+	}
+	for l := 0; l < s.nLayer; l++ {
+		p := fmt.Sprintf("blk.%d.", l)
+		ts = append(ts, vec(p+"attn_norm.weight", e, norm), vec(p+"post_attention_norm.weight", e, norm))
+		if (l+1)%h.interval == 0 {
+			ts = append(ts, mat(p+"attn_q.weight", e, 2*qDim), mat(p+"attn_k.weight", e, kvDim),
+				mat(p+"attn_v.weight", e, kvDim), mat(p+"attn_output.weight", qDim, e),
+				vec(p+"attn_q_norm.weight", hd, norm), vec(p+"attn_k_norm.weight", hd, norm))
+		} else {
+			hv := int64(h.hv)
+			ts = append(ts, mat(p+"attn_qkv.weight", e, convDim), mat(p+"attn_gate.weight", e, inner),
+				genTensor{name: p + "ssm_conv1d.weight", dims: []int64{int64(h.convK), convDim}, init: dist{0, 0.5}},
+				vec(p+"ssm_dt.bias", hv, dist{-1, 0.5}),
+				vec(p+"ssm_a", hv, dist{-0.5, 0.5}),
+				mat(p+"ssm_beta.weight", e, hv), mat(p+"ssm_alpha.weight", e, hv),
+				vec(p+"ssm_norm.weight", int64(h.dk), norm), mat(p+"ssm_out.weight", inner, e))
+		}
+		ts = append(ts, mat(p+"ffn_gate.weight", e, ff), mat(p+"ffn_up.weight", e, ff), mat(p+"ffn_down.weight", ff, e))
+	}
+	return ts
+}
+
+// hybridMetadata is the qwen35 keys beyond the common ones.
+func (s *shape) hybridMetadata() []gguf.KV {
+	h := s.hybrid
+	a := func(k string) string { return s.arch + "." + k }
+	u := func(k string, v int) gguf.KV { return gguf.KV{Key: a(k), Value: gguf.Uint32Value(uint32(v))} }
+	sec := make([]int32, len(h.sections))
+	for i, v := range h.sections {
+		sec[i] = int32(v)
+	}
+	return []gguf.KV{
+		u("attention.key_length", h.headDim), u("attention.value_length", h.headDim),
+		u("rope.dimension_count", h.nRot),
+		{Key: a("rope.dimension_sections"), Value: gguf.Int32sValue(sec)},
+		u("full_attention_interval", h.interval),
+		u("ssm.conv_kernel", h.convK), u("ssm.state_size", h.dk), u("ssm.group_count", h.hk),
+		u("ssm.time_step_rank", h.hv), u("ssm.inner_size", h.hv*h.dk),
+	}
+}
+
+// padVocab returns kv, with the token list and its types padded to the
+// hybrid shape's vocabulary size by unused tokens (type 5) when it has
+// one; other keys and shapes pass through unchanged.
+func (s *shape) padVocab(kv gguf.KV) gguf.KV {
+	if s.hybrid == nil {
+		return kv
+	}
+	switch kv.Key {
+	case "tokenizer.ggml.tokens":
+		toks, _ := kv.Value.AsStrings()
+		out := append([]string(nil), toks...)
+		for i := len(toks); i < s.hybrid.vocabSize; i++ {
+			out = append(out, fmt.Sprintf("<|pad_%d|>", i))
+		}
+		return gguf.KV{Key: kv.Key, Value: gguf.StringsValue(out)}
+	case "tokenizer.ggml.token_type":
+		types, _ := kv.Value.AsInt32s()
+		out := append([]int32(nil), types...)
+		for len(out) < s.hybrid.vocabSize {
+			out = append(out, 5)
+		}
+		return gguf.KV{Key: kv.Key, Value: gguf.Int32sValue(out)}
+	}
+	return kv
 }
