@@ -67,9 +67,11 @@ const DeltaChunkSize = 64
 //	}
 //
 // Products are rounded to float32 before each addition, sums run in index
-// order in float32 (as ggml's scalar path rounds per step; a SIMD version
-// reorders them within tolDeltaStep). q is expected already L2-normalised
-// and scaled by 1/sqrt(dk), k L2-normalised.
+// order in float32 (as ggml's scalar path rounds per step); the AVX2 path
+// (deltanet_amd64.s, dk a multiple of 8, any assembly implementation
+// selected) fuses the products and sums in eight lanes, within
+// tolDeltaStep. q is expected already L2-normalised and scaled by
+// 1/sqrt(dk), k L2-normalised.
 //
 // Preconditions (panics otherwise): len(q) == len(k) == dk > 0,
 // len(out) == len(v) == dv > 0, len(s) == dk*dv. out must not alias s, q,
@@ -79,7 +81,7 @@ func GatedDeltaStep(s, q, k, v, out []float32, decay, beta float32) {
 	if dk == 0 || dv == 0 || len(q) != dk || len(out) != dv || len(s) != dk*dv {
 		panic(fmt.Sprintf("kernels: GatedDeltaStep lengths s=%d q=%d k=%d v=%d out=%d", len(s), len(q), dk, dv, len(out)))
 	}
-	gatedDeltaStepGeneric(s, q, k, v, out, decay, beta)
+	gatedDeltaStepImpl(s, q, k, v, out, decay, beta)
 }
 
 func gatedDeltaStepGeneric(s, q, k, v, out []float32, decay, beta float32) {
@@ -122,7 +124,7 @@ func GatedDeltaUpdate(s, k, v []float32, decay, beta float32) {
 	if dk == 0 || dv == 0 || len(s) != dk*dv {
 		panic(fmt.Sprintf("kernels: GatedDeltaUpdate lengths s=%d k=%d v=%d", len(s), dk, dv))
 	}
-	gatedDeltaUpdateGeneric(s, k, v, decay, beta)
+	gatedDeltaUpdateImpl(s, k, v, decay, beta)
 }
 
 func gatedDeltaUpdateGeneric(s, k, v []float32, decay, beta float32) {
