@@ -25,21 +25,22 @@ func DequantizeRow(t DType, dst []float32, src []byte) {
 
 // dequantizeGeneric holds the reference dequantizer of every known type.
 var dequantizeGeneric = [dtypeLimit]dequantizeFunc{
-	F32:  dequantizeRowF32Generic,
-	F16:  dequantizeRowF16Generic,
-	BF16: dequantizeRowBF16Generic,
-	Q4_0: dequantizeRowQ4_0Generic,
-	Q4_1: dequantizeRowQ4_1Generic,
-	Q5_0: dequantizeRowQ5_0Generic,
-	Q5_1: dequantizeRowQ5_1Generic,
-	Q8_0: dequantizeRowQ8_0Generic,
-	Q8_1: dequantizeRowQ8_1Generic,
-	Q2_K: dequantizeRowQ2_KGeneric,
-	Q3_K: dequantizeRowQ3_KGeneric,
-	Q4_K: dequantizeRowQ4_KGeneric,
-	Q5_K: dequantizeRowQ5_KGeneric,
-	Q6_K: dequantizeRowQ6_KGeneric,
-	Q8_K: dequantizeRowQ8_KGeneric,
+	F32:    dequantizeRowF32Generic,
+	F16:    dequantizeRowF16Generic,
+	BF16:   dequantizeRowBF16Generic,
+	Q4_0:   dequantizeRowQ4_0Generic,
+	Q4_1:   dequantizeRowQ4_1Generic,
+	Q5_0:   dequantizeRowQ5_0Generic,
+	Q5_1:   dequantizeRowQ5_1Generic,
+	IQ4_NL: dequantizeRowIQ4NLGeneric,
+	Q8_0:   dequantizeRowQ8_0Generic,
+	Q8_1:   dequantizeRowQ8_1Generic,
+	Q2_K:   dequantizeRowQ2_KGeneric,
+	Q3_K:   dequantizeRowQ3_KGeneric,
+	Q4_K:   dequantizeRowQ4_KGeneric,
+	Q5_K:   dequantizeRowQ5_KGeneric,
+	Q6_K:   dequantizeRowQ6_KGeneric,
+	Q8_K:   dequantizeRowQ8_KGeneric,
 }
 
 // dequantizeRowF32Generic reads little-endian float32s.

@@ -8,21 +8,22 @@ type DType uint32
 
 // The GGML types this package knows. The values are fixed by the GGUF format.
 const (
-	F32  DType = 0
-	F16  DType = 1
-	Q4_0 DType = 2
-	Q4_1 DType = 3
-	Q5_0 DType = 6
-	Q5_1 DType = 7
-	Q8_0 DType = 8
-	Q8_1 DType = 9
-	Q2_K DType = 10
-	Q3_K DType = 11
-	Q4_K DType = 12
-	Q5_K DType = 13
-	Q6_K DType = 14
-	Q8_K DType = 15
-	BF16 DType = 30
+	F32    DType = 0
+	F16    DType = 1
+	Q4_0   DType = 2
+	Q4_1   DType = 3
+	Q5_0   DType = 6
+	Q5_1   DType = 7
+	Q8_0   DType = 8
+	Q8_1   DType = 9
+	Q2_K   DType = 10
+	Q3_K   DType = 11
+	Q4_K   DType = 12
+	Q5_K   DType = 13
+	Q6_K   DType = 14
+	Q8_K   DType = 15
+	IQ4_NL DType = 20
+	BF16   DType = 30
 )
 
 // QK_K is the number of values in one K-quant super-block.
@@ -42,21 +43,22 @@ type dtypeInfo struct {
 // dtypes is indexed by DType; entries with an empty name are unknown types.
 // Block sizes and bytes follow ggml-common.h (static_asserts there).
 var dtypes = [dtypeLimit]dtypeInfo{
-	F32:  {"f32", 1, 4, F32, true},
-	F16:  {"f16", 1, 2, F16, true},
-	BF16: {"bf16", 1, 2, BF16, true},
-	Q4_0: {"q4_0", 32, 2 + 16, Q8_0, true},
-	Q4_1: {"q4_1", 32, 2 + 2 + 16, Q8_1, true},
-	Q5_0: {"q5_0", 32, 2 + 4 + 16, Q8_0, true},
-	Q5_1: {"q5_1", 32, 2 + 2 + 4 + 16, Q8_1, true},
-	Q8_0: {"q8_0", 32, 2 + 32, Q8_0, true},
-	Q8_1: {"q8_1", 32, 2 + 2 + 32, Q8_1, false},
-	Q2_K: {"q2_K", QK_K, QK_K/16 + QK_K/4 + 2 + 2, Q8_K, true},
-	Q3_K: {"q3_K", QK_K, QK_K/8 + QK_K/4 + 12 + 2, Q8_K, true},
-	Q4_K: {"q4_K", QK_K, 2 + 2 + 12 + QK_K/2, Q8_K, true},
-	Q5_K: {"q5_K", QK_K, 2 + 2 + 12 + QK_K/8 + QK_K/2, Q8_K, true},
-	Q6_K: {"q6_K", QK_K, QK_K/2 + QK_K/4 + QK_K/16 + 2, Q8_K, true},
-	Q8_K: {"q8_K", QK_K, 4 + QK_K + 2*QK_K/16, Q8_K, false},
+	F32:    {"f32", 1, 4, F32, true},
+	F16:    {"f16", 1, 2, F16, true},
+	BF16:   {"bf16", 1, 2, BF16, true},
+	Q4_0:   {"q4_0", 32, 2 + 16, Q8_0, true},
+	Q4_1:   {"q4_1", 32, 2 + 2 + 16, Q8_1, true},
+	Q5_0:   {"q5_0", 32, 2 + 4 + 16, Q8_0, true},
+	Q5_1:   {"q5_1", 32, 2 + 2 + 4 + 16, Q8_1, true},
+	Q8_0:   {"q8_0", 32, 2 + 32, Q8_0, true},
+	Q8_1:   {"q8_1", 32, 2 + 2 + 32, Q8_1, false},
+	Q2_K:   {"q2_K", QK_K, QK_K/16 + QK_K/4 + 2 + 2, Q8_K, true},
+	Q3_K:   {"q3_K", QK_K, QK_K/8 + QK_K/4 + 12 + 2, Q8_K, true},
+	Q4_K:   {"q4_K", QK_K, 2 + 2 + 12 + QK_K/2, Q8_K, true},
+	Q5_K:   {"q5_K", QK_K, 2 + 2 + 12 + QK_K/8 + QK_K/2, Q8_K, true},
+	Q6_K:   {"q6_K", QK_K, QK_K/2 + QK_K/4 + QK_K/16 + 2, Q8_K, true},
+	Q8_K:   {"q8_K", QK_K, 4 + QK_K + 2*QK_K/16, Q8_K, false},
+	IQ4_NL: {"iq4_nl", 32, 2 + 16, Q8_0, true},
 }
 
 func (t DType) info() *dtypeInfo {

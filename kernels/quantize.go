@@ -32,21 +32,22 @@ func QuantizeRow(t DType, dst []byte, src []float32) {
 // quantizeGeneric holds the reference quantizer of every type QuantizeRow
 // supports; a nil entry means "not implemented".
 var quantizeGeneric = [dtypeLimit]quantizeFunc{
-	F32:  quantizeRowF32Generic,
-	F16:  quantizeRowF16Generic,
-	BF16: quantizeRowBF16Generic,
-	Q4_0: quantizeRowQ4_0Generic,
-	Q8_0: quantizeRowQ8_0Generic,
-	Q8_1: quantizeRowQ8_1Generic,
-	Q8_K: quantizeRowQ8_KGeneric,
-	Q4_1: quantizeRowQ4_1Generic,
-	Q5_0: quantizeRowQ5_0Generic,
-	Q5_1: quantizeRowQ5_1Generic,
-	Q2_K: quantizeRowQ2_KGeneric,
-	Q3_K: quantizeRowQ3_KGeneric,
-	Q4_K: quantizeRowQ4_KGeneric,
-	Q5_K: quantizeRowQ5_KGeneric,
-	Q6_K: quantizeRowQ6_KGeneric,
+	F32:    quantizeRowF32Generic,
+	F16:    quantizeRowF16Generic,
+	BF16:   quantizeRowBF16Generic,
+	Q4_0:   quantizeRowQ4_0Generic,
+	Q8_0:   quantizeRowQ8_0Generic,
+	Q8_1:   quantizeRowQ8_1Generic,
+	Q8_K:   quantizeRowQ8_KGeneric,
+	Q4_1:   quantizeRowQ4_1Generic,
+	Q5_0:   quantizeRowQ5_0Generic,
+	Q5_1:   quantizeRowQ5_1Generic,
+	IQ4_NL: quantizeRowIQ4NLGeneric,
+	Q2_K:   quantizeRowQ2_KGeneric,
+	Q3_K:   quantizeRowQ3_KGeneric,
+	Q4_K:   quantizeRowQ4_KGeneric,
+	Q5_K:   quantizeRowQ5_KGeneric,
+	Q6_K:   quantizeRowQ6_KGeneric,
 }
 
 // QuantizeWeightRow packs src into dst as type t the way llama-quantize

@@ -14,7 +14,7 @@ import (
 // attention can address head g of a row), which is why a type needs the
 // head size:
 //
-//   - f32, f16, bf16 and the ggml block types q8_0, q4_0, q4_1, q5_0, q5_1
+//   - f32, f16, bf16 and the ggml block types q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl
 //     encode a head with the kernels package's quantizer (the head size
 //     must be a multiple of the 32-value block); keys are scored with the
 //     type's integer vec-dot against the query in its vec-dot format, as
@@ -35,6 +35,7 @@ const (
 	Q4_1
 	Q5_0
 	Q5_1
+	IQ4NL
 	Turbo2
 	Turbo3
 	Turbo4
@@ -60,6 +61,7 @@ var types = [numTypes]typeInfo{
 	Q4_1:      {"q4_1", kernels.Q4_1, 0},
 	Q5_0:      {"q5_0", kernels.Q5_0, 0},
 	Q5_1:      {"q5_1", kernels.Q5_1, 0},
+	IQ4NL:     {"iq4_nl", kernels.IQ4_NL, 0},
 	Turbo2:    {"turbo2", 0, turbo.Turbo2},
 	Turbo3:    {"turbo3", 0, turbo.Turbo3},
 	Turbo4:    {"turbo4", 0, turbo.Turbo4},

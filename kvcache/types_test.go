@@ -23,7 +23,7 @@ func TestTypeNamesAndIDs(t *testing.T) {
 			t.Fatalf("%v: ggml id %d maps back to %v", typ, typ.GGMLType(), back)
 		}
 	}
-	for typ, id := range map[Type]uint32{F32: 0, F16: 1, Q4_0: 2, Q8_0: 8, BF16: 30, Turbo3: 42, Turbo4: 43, Turbo2: 44, Turbo3TCQ: 45, Turbo2TCQ: 46} {
+	for typ, id := range map[Type]uint32{F32: 0, F16: 1, Q4_0: 2, Q8_0: 8, IQ4NL: 20, BF16: 30, Turbo3: 42, Turbo4: 43, Turbo2: 44, Turbo3TCQ: 45, Turbo2TCQ: 46} {
 		if typ.GGMLType() != id {
 			t.Errorf("%v: ggml id %d, want %d", typ, typ.GGMLType(), id)
 		}
@@ -40,7 +40,7 @@ func TestHeadBytes(t *testing.T) {
 		typ  Type
 		hd   int
 		want int
-	}{{F16, 72, 144}, {Q8_0, 64, 68}, {Q4_0, 128, 72}, {Q5_1, 64, 48}, {BF16, 64, 128},
+	}{{F16, 72, 144}, {Q8_0, 64, 68}, {Q4_0, 128, 72}, {Q5_1, 64, 48}, {IQ4NL, 64, 36}, {BF16, 64, 128},
 		{Turbo3, 64, 50}, {Turbo3, 128, 50}, {Turbo3, 256, 100}, {Turbo2TCQ, 80, 36}} {
 		if got, err := c.typ.HeadBytes(c.hd); err != nil || got != c.want {
 			t.Errorf("%v head %d: %d bytes (%v), want %d", c.typ, c.hd, got, err, c.want)
@@ -59,7 +59,7 @@ func TestHeadBytes(t *testing.T) {
 // margin), and heads stay in place (a zero head decodes to zeros next to
 // non-zero ones).
 func TestEncodeDecodeRow(t *testing.T) {
-	bounds := map[Type]float64{F32: 0, F16: 1e-3, BF16: 5e-3, Q8_0: 1e-2, Q5_0: 5e-2, Q5_1: 5e-2, Q4_0: 1e-1, Q4_1: 1e-1,
+	bounds := map[Type]float64{F32: 0, F16: 1e-3, BF16: 5e-3, Q8_0: 1e-2, Q5_0: 5e-2, Q5_1: 5e-2, Q4_0: 1e-1, Q4_1: 1e-1, IQ4NL: 1e-1,
 		Turbo4: 0.11, Turbo3: 0.2, Turbo3TCQ: 0.16, Turbo2: 0.37, Turbo2TCQ: 0.3}
 	r := rand.New(rand.NewPCG(1, 2))
 	const nHead, hd = 3, 64

@@ -15,7 +15,7 @@ type modelFlags struct {
 	Threads    int    `short:"t" help:"Worker threads (0: one per physical core)." default:"0" env:"WAGGLE_THREADS,LLAMA_ARG_THREADS"`
 	CtxSize    int    `short:"c" name:"ctx-size" help:"Context size in tokens (0: the model's, at most 4096)." default:"0" env:"WAGGLE_CTX_SIZE,LLAMA_ARG_CTX_SIZE"`
 	BatchSize  int    `short:"b" name:"batch-size" help:"Tokens evaluated per forward pass during prompt processing." default:"512"`
-	CacheTypeK string `name:"cache-type-k" aliases:"ctk" help:"KV cache type for keys: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, turbo2, turbo3, turbo4, turbo2_tcq, turbo3_tcq." default:"f16"`
+	CacheTypeK string `name:"cache-type-k" aliases:"ctk" help:"KV cache type for keys: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl, turbo2, turbo3, turbo4, turbo2_tcq, turbo3_tcq." default:"f16"`
 	CacheTypeV string `name:"cache-type-v" aliases:"ctv" help:"KV cache type for values (same types as keys)." default:"f16"`
 }
 
