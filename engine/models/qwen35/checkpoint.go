@@ -17,7 +17,7 @@ import (
 // ErrNoSnapshot and the slot prefills the whole prompt again. With
 // Options.CtxCheckpoints = N > 0 each sequence also keeps up to N whole
 // states (the oldest, by length, is replaced when full; each is one
-// sequence state: 18.3 MiB for the Qwen3.5-0.8B shape), taken
+// sequence state: 19.3 MiB for the Qwen3.5-0.8B shape), taken
 //
 //   - at the end of a prompt: a run of 2 or more tokens of which only the
 //     last asks for logits (how the server and spec.Speculator feed a

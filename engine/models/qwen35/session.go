@@ -234,6 +234,9 @@ func (s *session) Fork(src, dst, n int) error {
 	}
 	s.restore(src, dst, n, cur)
 	s.rs.dropAbove(dst, -1)
+	if s.hist != nil {
+		copy(s.hist[dst*s.opts.NCtx:dst*s.opts.NCtx+n], s.hist[src*s.opts.NCtx:])
+	}
 	return nil
 }
 

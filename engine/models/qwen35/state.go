@@ -89,8 +89,8 @@ func (r Rollback) String() string {
 // sequence can be truncated into: a verify batch of the default
 // --draft-max 16 plus its root token. Memory per sequence (Qwen3.5-0.8B
 // shape: 18 DeltaNet layers, 16 heads of 128×128, conv_dim 6144): replay
-// keeps one state (18.3 MiB) plus DefaultDepth tape rows (12 MiB);
-// snapshots keep DefaultDepth states (311 MiB). The tiny test models need
+// keeps one state (19.3 MiB) plus DefaultDepth tape rows (12.0 MiB);
+// snapshots keep DefaultDepth states (327.5 MiB). The tiny test models need
 // under 2 MiB either way.
 const DefaultDepth = 17
 
