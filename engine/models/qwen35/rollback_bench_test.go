@@ -110,3 +110,22 @@ func benchSession(hp *hparams, nDelta int, mode Rollback) *session {
 	s.replayT.s = s
 	return s
 }
+
+// TestReplayAllocatesNothing: a replay large enough to run on the pool (the
+// Qwen3.5-0.8B recurrent shape, 8 tokens) allocates nothing once warm.
+func TestReplayAllocatesNothing(t *testing.T) {
+	hp := hparams{nEmbd: 1024, convK: 4, dk: 128, dv: 128, hk: 16, hv: 16, interval: 4}
+	hp.convDim = 2*hp.hk*hp.dk + hp.hv*hp.dv
+	hp.innerDim = hp.hv * hp.dv
+	s := benchSession(&hp, 18, RollbackReplay)
+	replay := func() {
+		s.rs.startTape(0, 10, 9)
+		if err := s.truncateState(0, 18, 19); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replay()
+	if a := testing.AllocsPerRun(5, replay); a != 0 {
+		t.Errorf("a warm replay of 8 tokens allocates %v times", a)
+	}
+}
