@@ -137,8 +137,12 @@ func TestGreedyEqualsPlainHybrid(t *testing.T) {
 					"corrupt": func() *spec.Chain { return corruptChain(t, l, strat) },
 					"seeded":  func() *spec.Chain { return seededChain(t, l, strat, full) },
 				}
+				adaptives := []bool{false, true}
+				if testing.Short() {
+					adaptives = adaptives[:1] // -short: fixed depth only
+				}
 				for kind, mk := range chains {
-					for _, adaptive := range []bool{false, true} {
+					for _, adaptive := range adaptives {
 						got, sl, err := speculative(t, l, greedyParams(), mk(), prompt, n, nctx, withRollback(l, rb), nil, adaptive)
 						if err != nil {
 							t.Fatalf("%s %v %s %s: %v", name, rb, strat, kind, err)
