@@ -27,8 +27,16 @@ type session struct {
 	hyb   Options
 
 	replayT replayTask
-	hist    []int32      // NSeq × NCtx tokens by position (checkpoints only)
-	redo    engine.Batch // re-decoding from a checkpoint
+	hist    []int32 // NSeq × NCtx tokens by position (checkpoints only)
+	// known is each sequence's length as this session last left it. The
+	// cache is exposed (Cache()) and its state files (slot save/restore,
+	// the server's --cache-ram) replace a sequence's attention rows without
+	// the recurrent state, which they do not hold; a length that differs
+	// from known reveals that, and the sequence is refused until it is
+	// truncated to 0 (see stale) instead of decoding on a recurrent state
+	// that belongs to other tokens.
+	known []int
+	redo  engine.Batch // re-decoding from a checkpoint
 
 	nextPos []int
 	outIdx  []int
@@ -113,6 +121,7 @@ func (m *Model) NewSessionWith(o engine.SessionOptions, h Options) (engine.Sessi
 		buf:     newBuffers(m, o.NBatch),
 		plan:    newBatchPlan(o.NSeq, o.NBatch, h.Depth),
 		nextPos: make([]int, o.NSeq),
+		known:   make([]int, o.NSeq),
 		outIdx:  make([]int, 0, o.NBatch),
 		hidden:  map[int][]float32{},
 	}
@@ -199,12 +208,35 @@ func (s *session) Truncate(seq, pos int) error {
 	if pos < 0 {
 		return fmt.Errorf("qwen35: truncate sequence %d to negative position %d", seq, pos)
 	}
+	if pos == 0 {
+		clear(s.rs.block(seq, -1))
+		s.rs.dropAbove(seq, -1)
+		s.known[seq] = 0
+		return s.cache.Truncate(seq, 0)
+	}
+	if err := s.stale(seq); err != nil {
+		return err
+	}
 	if cur := s.cache.Len(seq); pos < cur {
 		if err := s.truncateState(seq, pos, cur); err != nil {
 			return s.truncateFallback(seq, pos, err)
 		}
 	}
-	return s.cache.Truncate(seq, pos)
+	if err := s.cache.Truncate(seq, pos); err != nil {
+		return err
+	}
+	s.known[seq] = s.cache.Len(seq)
+	return nil
+}
+
+// stale reports, wrapping ErrNoSnapshot, a sequence whose cache length is
+// not the one this session left (its attention rows were replaced from a
+// state file, which holds no recurrent state). Truncate(seq, 0) clears it.
+func (s *session) stale(seq int) error {
+	if n := s.cache.Len(seq); n != s.known[seq] {
+		return fmt.Errorf("%w: sequence %d holds %d positions restored outside the session (a state file has no recurrent state; truncate to 0)", ErrNoSnapshot, seq, n)
+	}
+	return nil
 }
 
 // Fork makes dst a copy of the first n positions of src, recurrent state
@@ -220,6 +252,9 @@ func (s *session) Fork(src, dst, n int) error {
 	if src == dst {
 		return s.Truncate(dst, n)
 	}
+	if err := s.stale(src); err != nil {
+		return err
+	}
 	cur := s.cache.Len(src)
 	if n < 0 || n > cur {
 		return fmt.Errorf("qwen35: fork %d positions of sequence %d, which holds %d", n, src, cur)
@@ -230,8 +265,10 @@ func (s *session) Fork(src, dst, n int) error {
 	if err := s.cache.Fork(src, dst, n); err != nil {
 		clear(s.rs.block(dst, -1)) // the cache left dst empty
 		s.rs.dropAbove(dst, -1)
+		s.known[dst] = s.cache.Len(dst)
 		return err
 	}
+	s.known[dst] = n
 	s.restore(src, dst, n, cur)
 	s.rs.dropAbove(dst, -1)
 	if s.hist != nil {
@@ -263,6 +300,9 @@ func (s *session) validate(b *engine.Batch) error {
 		}
 		if seq < 0 || seq >= s.opts.NSeq {
 			return fmt.Errorf("qwen35: sequence %d at batch index %d out of range [0, %d)", seq, i, s.opts.NSeq)
+		}
+		if err := s.stale(seq); err != nil {
+			return err
 		}
 		if int(b.Pos[i]) != s.nextPos[seq] {
 			return fmt.Errorf("qwen35: batch index %d has position %d, sequence %d continues at %d", i, b.Pos[i], seq, s.nextPos[seq])
@@ -311,6 +351,7 @@ func (s *session) Decode(b *engine.Batch) error {
 	s.saveEndCheckpoints()
 	for seq, n := range s.nextPos {
 		s.cache.SetLen(seq, n)
+		s.known[seq] = n
 	}
 	return nil
 }
