@@ -131,55 +131,9 @@ func (s *session) Hidden(layer, k int) []float32 {
 	return h[k*s.m.hp.nEmbd : (k+1)*s.m.hp.nEmbd]
 }
 
-// validate checks the batch against the cache before anything is written,
-// so a rejected batch leaves the session unchanged.
+// validate checks the batch and reserves its cache room (engine.PlanBatch).
 func (s *session) validate(b *engine.Batch) error {
-	n := b.Len()
-	if n == 0 {
-		return fmt.Errorf("llama: empty batch")
-	}
-	if n > s.opts.NBatch {
-		return fmt.Errorf("llama: batch of %d tokens exceeds the batch size %d", n, s.opts.NBatch)
-	}
-	if len(b.Pos) != n || len(b.Seq) != n || len(b.Output) != n {
-		return fmt.Errorf("llama: batch fields have different lengths")
-	}
-	for seq := range s.nextPos {
-		s.nextPos[seq] = s.cache.Len(seq)
-	}
-	for i, tok := range b.Tokens {
-		seq := int(b.Seq[i])
-		if tok < 0 || int(tok) >= s.m.hp.nVocab {
-			return fmt.Errorf("llama: token %d at batch index %d outside the vocabulary [0, %d)", tok, i, s.m.hp.nVocab)
-		}
-		if seq < 0 || seq >= s.opts.NSeq {
-			return fmt.Errorf("llama: sequence %d at batch index %d out of range [0, %d)", seq, i, s.opts.NSeq)
-		}
-		if int(b.Pos[i]) != s.nextPos[seq] {
-			return fmt.Errorf("llama: batch index %d has position %d, sequence %d continues at %d", i, b.Pos[i], seq, s.nextPos[seq])
-		}
-		if s.nextPos[seq] >= s.opts.NCtx {
-			return fmt.Errorf("%w: sequence %d holds %d positions", engine.ErrContextFull, seq, s.opts.NCtx)
-		}
-		s.nextPos[seq]++
-	}
-	return s.reserve()
-}
-
-// reserve makes the cache room for every sequence's new positions (pages,
-// copies of shared pages). If the pool runs out (kvcache.ErrPoolFull, a
-// unified cache only) it gives back what it reserved, so the session is
-// unchanged, and returns the error, which matches engine.ErrKVPoolFull.
-func (s *session) reserve() error {
-	for seq, n := range s.nextPos {
-		if err := s.cache.Reserve(seq, n); err != nil {
-			for back := range seq {
-				_ = s.cache.Truncate(back, s.cache.Len(back)) // releases only the new pages
-			}
-			return fmt.Errorf("llama: %w", err)
-		}
-	}
-	return nil
+	return engine.PlanBatch("llama", b, s.cache, s.opts, s.m.hp.nVocab, s.nextPos, nil)
 }
 
 // Decode runs the batch through the network.

@@ -277,57 +277,10 @@ func (s *session) Fork(src, dst, n int) error {
 	return nil
 }
 
-// validate checks the batch against the cache before anything is written,
-// so a rejected batch leaves the session unchanged, then plans it.
+// validate checks the batch and reserves its cache room (engine.PlanBatch);
+// a sequence restored outside the session (stale) is refused.
 func (s *session) validate(b *engine.Batch) error {
-	n := b.Len()
-	if n == 0 {
-		return fmt.Errorf("qwen35: empty batch")
-	}
-	if n > s.opts.NBatch {
-		return fmt.Errorf("qwen35: batch of %d tokens exceeds the batch size %d", n, s.opts.NBatch)
-	}
-	if len(b.Pos) != n || len(b.Seq) != n || len(b.Output) != n {
-		return fmt.Errorf("qwen35: batch fields have different lengths")
-	}
-	for seq := range s.nextPos {
-		s.nextPos[seq] = s.cache.Len(seq)
-	}
-	for i, tok := range b.Tokens {
-		seq := int(b.Seq[i])
-		if tok < 0 || int(tok) >= s.m.hp.nVocab {
-			return fmt.Errorf("qwen35: token %d at batch index %d outside the vocabulary [0, %d)", tok, i, s.m.hp.nVocab)
-		}
-		if seq < 0 || seq >= s.opts.NSeq {
-			return fmt.Errorf("qwen35: sequence %d at batch index %d out of range [0, %d)", seq, i, s.opts.NSeq)
-		}
-		if err := s.stale(seq); err != nil {
-			return err
-		}
-		if int(b.Pos[i]) != s.nextPos[seq] {
-			return fmt.Errorf("qwen35: batch index %d has position %d, sequence %d continues at %d", i, b.Pos[i], seq, s.nextPos[seq])
-		}
-		if s.nextPos[seq] >= s.opts.NCtx {
-			return fmt.Errorf("%w: sequence %d holds %d positions", engine.ErrContextFull, seq, s.opts.NCtx)
-		}
-		s.nextPos[seq]++
-	}
-	return s.reserve()
-}
-
-// reserve makes the cache room for every sequence's new positions; on
-// kvcache.ErrPoolFull it gives back what it reserved (see the llama
-// package) so the session is unchanged.
-func (s *session) reserve() error {
-	for seq, n := range s.nextPos {
-		if err := s.cache.Reserve(seq, n); err != nil {
-			for back := range seq {
-				_ = s.cache.Truncate(back, s.cache.Len(back))
-			}
-			return fmt.Errorf("qwen35: %w", err)
-		}
-	}
-	return nil
+	return engine.PlanBatch("qwen35", b, s.cache, s.opts, s.m.hp.nVocab, s.nextPos, s.stale)
 }
 
 // Decode runs the batch through the network.
