@@ -122,7 +122,7 @@ func (a *attendTask) turboGroupScores(w *attnWorker, heads, q []float32, n, g in
 		for off := 0; off < sp.N; off += attnChunk {
 			m := min(attnChunk, sp.N-off)
 			rows := gs.krows[:m*kPad]
-			expandTurbo(tt, rows, keys[off*a.kRow+g*a.kHead:], a.kRow, a.kHead, m, kPad)
+			tt.ExpandRows(rows, keys[off*a.kRow+g*a.kHead:], a.kRow, m)
 			for j := range a.group {
 				dst := heads[j*n+sp.Pos+off : j*n+sp.Pos+off+m]
 				kernels.AttnScores(kernels.F32, dst, f32Bytes(rows), 4*kPad, f32Bytes(gs.qrot[j*kPad:(j+1)*kPad]), kPad)
@@ -168,7 +168,7 @@ func (a *attendTask) groupValues(w *attnWorker, out, heads []float32, n, g int) 
 // exactly).
 func (a *attendTask) expandValues(rows []float32, values []byte, off, m, g, vPad int) {
 	if a.vType.IsTurbo() {
-		expandTurbo(a.vType.Turbo(), rows, values[off*a.vRow+g*a.vHead:], a.vRow, a.vHead, m, vPad)
+		a.vType.Turbo().ExpandRows(rows[:m*vPad], values[off*a.vRow+g*a.vHead:], a.vRow, m)
 		return
 	}
 	kernels.DequantizeRows(a.vt, rows[:m*vPad], values[off*a.vRow+g*a.vHead:], a.vRow, vPad, m)
@@ -188,19 +188,4 @@ func continueGroup(gs *groupScratch, dst, p []float32, m, vPad int) {
 	pc[0] = 1
 	copy(pc[1:], p)
 	kernels.AttnValues(kernels.F32, dst, pc, f32Bytes(gs.vrows[:(m+1)*vPad]), 4*vPad)
-}
-
-// expandTurbo writes m turbo rows (headBytes each, stride apart in src) as
-// rotated float32 rows of pad values: level·N with one rounding, through
-// the assembly batch expansion where there is one, else by accumulating
-// each row into zeros (the same bits).
-func expandTurbo(tt turbo.Type, rows []float32, src []byte, stride, headBytes, m, pad int) {
-	if turbo.ExpandIsFast() {
-		tt.ExpandRows(rows[:m*pad], src, stride, m)
-		return
-	}
-	clear(rows[:m*pad])
-	for r := range m {
-		tt.AccumulateValue(rows[r*pad:(r+1)*pad], 1, src[r*stride:r*stride+headBytes])
-	}
 }

@@ -63,8 +63,3 @@ func expandColumnGo(t Type, dst []float32, w int, src []byte, stride, n int) {
 		decodeBlock(t, (*[BlockSize]float32)(dst[r*w:]), src[r*stride:r*stride+bb])
 	}
 }
-
-// ExpandIsFast reports whether ExpandRows runs assembly here. Where it
-// does not, AccumulateValue(row, 1, ·) into a zeroed row gives the same
-// bits faster for turbo3 (see attention's use).
-func ExpandIsFast() bool { return expandImpl != expandGo }
