@@ -23,11 +23,12 @@ const simVocab = 64
 // costTable gives the fake Decode time in ms of a batch of n tokens.
 type costTable func(n int) float64
 
-// engineCost is the current engine's measured verify cost on the synthetic
-// Llama-3.2-1B Q4_0 model at one thread (bench/specbench -verify-cost):
-// a batch of k+1 tokens costs cost[k] plain steps; linear in between.
+// engineCost is the engine's measured verify cost on the synthetic
+// Llama-3.2-1B Q4_0 model at one thread (bench/specbench -verify-cost, end
+// of session 2): a batch of n tokens costs x plain steps; linear in
+// between.
 func engineCost(n int) float64 {
-	pts := []struct{ n, x float64 }{{1, 1}, {2, 3.2}, {4, 3.8}, {5, 5.9}, {9, 7.4}, {13, 9.7}, {17, 10.9}, {33, 16}, {65, 27}}
+	pts := []struct{ n, x float64 }{{1, 1}, {2, 1.29}, {4, 1.87}, {8, 3.5}, {9, 4.2}, {16, 6.2}, {32, 12.4}, {65, 25}}
 	x := float64(n)
 	for i := 1; i < len(pts); i++ {
 		if x <= pts[i].n {
@@ -59,6 +60,9 @@ type simSession struct {
 	logits [][]float32
 	outs   int
 	opts   engine.SessionOptions
+	// grow makes every batch cost (1 + grow·position) times the table:
+	// attention grows with the context.
+	grow float64
 }
 
 func newSimSession(stream []int32, clock *fakeClock, cost costTable) *simSession {
@@ -84,11 +88,12 @@ func (s *simSession) Decode(b *engine.Batch) error {
 		}
 		s.outs++
 	}
+	f := 1 + s.grow*float64(s.n)
 	s.n += b.Len()
 	if b.Len() > 1 && b.Output[0] { // a prompt costs nothing: only generation is timed
-		s.clock.advance(s.cost(b.Len()))
+		s.clock.advance(f * s.cost(b.Len()))
 	} else if b.Len() == 1 {
-		s.clock.advance(s.cost(1))
+		s.clock.advance(f * s.cost(1))
 	}
 	return nil
 }
@@ -200,8 +205,16 @@ type simResult struct {
 // returns the speed against plain decoding (n×cost(1) per request).
 func simulate(t *testing.T, st simStream, n, reqs int, cost costTable, adaptive spec.AdaptiveParams, base int, perToken float64) simResult {
 	t.Helper()
+	return simulateGrowing(t, st, n, reqs, cost, 0, adaptive, base, perToken)
+}
+
+// simulateGrowing is simulate with batch costs growing with the position
+// (simSession.grow).
+func simulateGrowing(t *testing.T, st simStream, n, reqs int, cost costTable, grow float64, adaptive spec.AdaptiveParams, base int, perToken float64) simResult {
+	t.Helper()
 	clock := &fakeClock{t: time.Unix(0, 0)}
 	sess := newSimSession(st.toks, clock, cost)
+	sess.grow = grow
 	drafter := &scripted{stream: st.toks, clock: clock, perToken: perToken, silent: st.silent}
 	drafter.good = func(L int) int {
 		if L < len(st.good) {
@@ -240,7 +253,11 @@ func simulate(t *testing.T, st simStream, n, reqs int, cost costTable, adaptive 
 		res.drafted += sl.DraftN
 		res.accept += sl.DraftAccepted
 		took := float64(clock.t.Sub(t0)) / float64(time.Millisecond)
-		res.ratio += float64(n-1) * cost(1) / took / float64(reqs)
+		plainMS := 0.0
+		for p := start + 1; p < start+n; p++ {
+			plainMS += (1 + grow*float64(p)) * cost(1)
+		}
+		res.ratio += plainMS / took / float64(reqs)
 		start += n
 	}
 	return res
@@ -379,5 +396,47 @@ func TestWarmCycleAllocatesNothing(t *testing.T) {
 	}
 	if a := testing.AllocsPerRun(200, step); a != 0 {
 		t.Errorf("warm cycle: %v allocations", a)
+	}
+}
+
+// tinyCost is stories260K's measured verify cost at one thread
+// (bench/specbench -verify-cost): nothing there is memory-bound, and a
+// batch of n tokens costs about 1.1·n single steps of 0.1 ms, so no
+// verified draft can ever pay, however right it is.
+func tinyCost(n int) float64 {
+	if n == 1 {
+		return 0.1
+	}
+	return 0.1 * 1.1 * float64(n)
+}
+
+// TestAdaptiveComputeBoundStaysNearPlain: where verification costs more per
+// token than plain steps (a tiny model), the profit controller must stay
+// within 5% of plain on every kind of stream, short requests included —
+// including streams whose drafts are right, since even those cannot pay —
+// and it learns that from its first verified draft. The step growing with
+// the context must not make verification measured early look cheap later.
+func TestAdaptiveComputeBoundStaysNearPlain(t *testing.T) {
+	mostly := rejecting(256)
+	for i := range mostly.good {
+		if i%10 == 0 {
+			mostly.good[i] = 3
+		}
+	}
+	for _, c := range []struct {
+		name string
+		st   simStream
+	}{{"rejecting", rejecting(256)}, {"mostly-rejecting", mostly}, {"looping", looping(256)}} {
+		for _, n := range []int{128, 256} {
+			// grow 0.01: the step triples over 200 positions, as
+			// stories260K's does.
+			for _, grow := range []float64{0, 0.01} {
+				r := simulateGrowing(t, c.st, n, 1, tinyCost, grow, adaptiveOn("profit"), 16, 0)
+				t.Logf("%s n=%d grow %.2f: %.3fx plain, drafted %d accepted %d", c.name, n, grow, r.ratio, r.drafted, r.accept)
+				if r.ratio < 0.95 {
+					t.Errorf("%s n=%d grow %.2f: %.3fx plain with compute-bound verification (drafted %d, accepted %d)", c.name, n, grow, r.ratio, r.drafted, r.accept)
+				}
+			}
+		}
 	}
 }

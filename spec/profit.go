@@ -22,6 +22,18 @@ const (
 	// profit controller judges: two tell a loop's start from noise, and
 	// every token waited for is a plain step not taken at depth.
 	shadowHorizon = 2
+	// unmeasuredCap bounds a verified draft while no verified cycle has
+	// been timed: until then the cost of depth is priorSlope, a guess,
+	// and where a batch of n tokens costs n plain steps or more (a tiny
+	// model, where nothing is memory-bound: stories260K's verify cycles
+	// measure 1.1–1.3 steps per token) one deep draft at that guess loses
+	// as many steps as a short request has to win (16 of 128 tokens,
+	// 10%). Six tokens measure the slope for a loss of about six steps;
+	// the extrapolation then uses it. (The prompt is no proxy: a
+	// stories260K prompt token costs half a step, a verified one more
+	// than a step. On the simulated looping stream, caps of 4 and 8 land
+	// within ±10% of 6's speed; 6 did best.)
+	unmeasuredCap = 6
 )
 
 // ewma is an exponentially weighted mean; the first sample initialises it.
@@ -38,6 +50,21 @@ func (e *ewma) add(x, alpha float64) {
 	}
 	e.n++
 }
+
+// addTime adds a timing sample, clipped to clipTime times the mean once
+// the mean rests on a few samples: at a tenth of a millisecond per step
+// (a tiny model) a scheduler hiccup or a GC pause is ten steps long, and
+// one such sample would move an EWMA by alpha×10. A real change of speed
+// still passes, at up to (clipTime-1)×alpha of the mean per sample.
+func (e *ewma) addTime(x, alpha float64) {
+	if e.n >= 3 && x > clipTime*e.v {
+		x = clipTime * e.v
+	}
+	e.add(x, alpha)
+}
+
+// clipTime bounds a timing sample relative to its EWMA (see addTime).
+const clipTime = 2
 
 // shadowGate rations shadow drafts by what they cost: every plain cycle
 // when a shadow costs at most shadowBudget of a plain step (model-free
@@ -71,10 +98,10 @@ func (g *shadowGate) allow(p *AdaptiveParams, base, horizon int) int {
 // timing takes a plain cycle's durations (k == 0).
 func (g *shadowGate) timing(draft, cycle time.Duration, alpha float64) {
 	if g.asked {
-		g.cost.add(ms(draft), alpha)
+		g.cost.addTime(ms(draft), alpha)
 		cycle -= draft
 	}
-	g.step.add(ms(cycle), alpha)
+	g.step.addTime(ms(cycle), alpha)
 	g.asked = false
 }
 
@@ -125,10 +152,14 @@ func q(alpha float64, rs ...*regimeStat) float64 {
 //     often drafts reach p (a draft shorter than its cap says the same for
 //     every deeper cap; positions never measured take the value of the
 //     deepest measured one). E[accepted | cap n] = Σ_{p<n} reach(p)·q^(p+1).
-//   - Cost: an EWMA of whole-cycle time per verified draft length, linearly
-//     interpolated between measured lengths, extrapolated with the measured
-//     mean slope, priorSlope before any measurement; the plain step is
-//     measured without the shadow's draft time.
+//   - Cost: an EWMA, per verified draft length, of whole-cycle time over
+//     the plain step then measured, linearly interpolated between measured
+//     lengths, extrapolated with the measured mean slope, priorSlope before
+//     any measurement (and drafts capped at unmeasuredCap until then); the
+//     plain step is measured without the shadow's draft time. Relative
+//     costs, because both grow with the context (attention): stories260K's
+//     step triples from 0.09 to 0.3 ms over 250 tokens, and absolute cycle
+//     times measured early would look cheap against a later step.
 //   - While off it asks for a shadow draft every plain cycle (see
 //     shadowGate), judged on its first max(2, base×ProbeFraction) tokens:
 //     no verification is spent on a stream whose drafts are wrong, and a
@@ -152,7 +183,7 @@ type profit struct {
 	base    int
 	rs      []int
 	st      [2]regimeStat
-	cyc     [maxDepth + 1]ewma // cycle ms by verified draft length (0 unused: gate.step)
+	cyc     [maxDepth + 1]ewma // cycle time over the plain step, by verified draft length (0 unused)
 	gate    shadowGate
 	regime  int
 	shadowR int    // regime a pending shadow was drafted in
@@ -185,6 +216,9 @@ func (c *profit) Depth(base int) int {
 	n := c.cur[c.regime]
 	if n == 0 {
 		return 0
+	}
+	if !c.costMeasured() {
+		n = min(n, unmeasuredCap)
 	}
 	c.active++
 	if c.p.BaselineInterval > 0 && c.active%c.p.BaselineInterval == 0 {
@@ -241,9 +275,19 @@ func (c *profit) Timing(k int, draft, cycle time.Duration) {
 	switch {
 	case k == 0:
 		c.gate.timing(draft, cycle, c.p.EWMAAlpha)
-	case k <= maxDepth:
-		c.cyc[k].add(ms(cycle), c.p.EWMAAlpha)
+	case k <= maxDepth && c.gate.step.n > 0 && c.gate.step.v > 0:
+		c.cyc[k].addTime(ms(cycle)/c.gate.step.v, c.p.EWMAAlpha)
 	}
+}
+
+// costMeasured reports whether any verified cycle has been timed.
+func (c *profit) costMeasured() bool {
+	for k := 1; k <= c.base; k++ {
+		if c.cyc[k].n > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // rate is the expected tokens per millisecond at cap n in regime h.
@@ -273,32 +317,35 @@ func (c *profit) rate(h, n int) (float64, bool) {
 	return gain / c.cost(klen), true
 }
 
-// cost is the expected cycle time in ms for a verified draft of x tokens.
+// cost is the expected cycle time in ms for a verified draft of x tokens:
+// the plain step times the relative cost of x, interpolated linearly
+// between measured lengths (length 0 costs 1) and extrapolated with the
+// slope of the deepest one measured, priorSlope before any measurement.
 func (c *profit) cost(x float64) float64 {
 	t0 := c.gate.step.v
 	if x <= 0 {
 		return t0
 	}
-	lo, tlo, hi := 0, t0, -1
+	lo, rlo, hi := 0, 1.0, -1
 	for k := 1; k <= c.base; k++ {
 		if c.cyc[k].n == 0 {
 			continue
 		}
 		if float64(k) <= x {
-			lo, tlo = k, c.cyc[k].v
+			lo, rlo = k, c.cyc[k].v
 		} else {
 			hi = k
 			break
 		}
 	}
 	if hi > 0 {
-		return tlo + (x-float64(lo))*(c.cyc[hi].v-tlo)/float64(hi-lo)
+		return t0 * (rlo + (x-float64(lo))*(c.cyc[hi].v-rlo)/float64(hi-lo))
 	}
-	slope := priorSlope * t0
+	slope := priorSlope
 	if lo > 0 {
-		slope = max(0, (tlo-t0)/float64(lo))
+		slope = max(0, (rlo-1)/float64(lo))
 	}
-	return tlo + (x-float64(lo))*slope
+	return t0 * (rlo + (x-float64(lo))*slope)
 }
 
 // decide updates the current regime's depth.
