@@ -6,8 +6,10 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"sync"
 	"time"
 
@@ -35,6 +37,7 @@ type benchCmd struct {
 	CacheV  string `name:"cache-type-v" aliases:"ctv" default:"f16" help:"KV cache type for values."`
 	Depth   int    `short:"d" name:"n-depth" help:"Tokens already in the context when each test starts (llama-bench's -d; prefilled once, untimed)." default:"0"`
 	Fill    string `name:"depth-fill" help:"How the -d context is made: prompt (decode random tokens, as llama-bench) or random (store random N(0,1) keys and values straight into the cache: the same attention cost for a fraction of the set-up time)." enum:"prompt,random" default:"prompt"`
+	Profile string `name:"cpuprofile" help:"Write a Go CPU profile of the timed tests (not the loading or the -d fill) to this file." type:"path"`
 }
 
 // benchResult is one row; the JSON names are llama-bench's (-o json), so one
@@ -84,6 +87,11 @@ func (c *benchCmd) Run() error {
 		}
 		r.depth = c.Depth
 	}
+	stop, err := startProfile(c.Profile)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	var rows []benchResult
 	if c.Prompt > 0 {
 		row := base
@@ -105,6 +113,23 @@ func (c *benchCmd) Run() error {
 	}
 	printBenchTable(stdout, rows)
 	return nil
+}
+
+// startProfile starts a CPU profile into path ("" : none) and returns
+// what stops it.
+func startProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 // threads is the worker count the session runs (the engine's default when

@@ -331,9 +331,12 @@ expandTurbo4AVX2_done:
 // (6+2k)-bit window starting at bit 2k·p of the stream holds the codebook
 // entries of states 2p and 2p+1 (state 2p+1 is the window's top 6+k bits),
 // so one 8-byte load fetches two levels. The loads are scalar: on the Zen 4
-// this was measured on, VGATHERDPS (ZMM or YMM, one level per element) and
-// VPGATHERDQ over the pair table were 1.6-2.3x slower per block. Per 4 pairs
-// one 4-byte window is read; RORX (BMI2) + AND cut out each pair's index.
+// this was measured on, VGATHERDPS and VPGATHERDQ over the pair table were
+// 1.6-2.3x slower per block with the table in L1. Under a real 16K context
+// the 32 KiB turbo3_tcq table is evicted by the streaming rows, so AVX-512
+// gathers from the 2 KiB codebook instead (expand_tcq_amd64.s); these
+// kernels serve the AVX2 level. Per 4 pairs one 4-byte window is read;
+// RORX (BMI2) + AND cut out each pair's index.
 
 // PAIR stores values 2p, 2p+1 (scaled by N in X0) from the pair whose index
 // is bits sh.. of AX.
