@@ -133,8 +133,8 @@ func New(o Options) (*Cache, error) {
 	cells := nPages * c.page
 	c.k, c.v = make([][]byte, o.NLayer), make([][]byte, o.NLayer)
 	for l := range o.NLayer {
-		c.k[l] = make([]byte, cells*rowK)
-		c.v[l] = make([]byte, cells*rowV)
+		c.k[l] = alloc(cells * rowK)
+		c.v[l] = alloc(cells * rowV)
 	}
 	return c, nil
 }
