@@ -1,5 +1,6 @@
 // Package kvcache stores the attention keys and values of every layer for
-// every sequence the engine runs.
+// every sequence the engine runs, and the fixed-size recurrent state of
+// hybrid models' recurrent layers (recurrent.go).
 //
 // Layout: cells (one row per position and layer) are grouped in pages of
 // PageSize consecutive cells. Each sequence has a page table mapping its
@@ -63,6 +64,10 @@ type Options struct {
 	// two are adjacent. Tests use it to check that results do not depend
 	// on page placement; it makes attention walk one span per page.
 	Scatter bool
+	// Recurrent is the number of float32 values of recurrent state each
+	// sequence carries beside its attention rows (0: none); see
+	// recurrent.go. Memory: NSeq*Recurrent*4 bytes.
+	Recurrent int
 }
 
 // ErrPoolFull is returned when a sequence needs a page and none is free
@@ -84,6 +89,8 @@ type Cache struct {
 	table      [][]int32
 	ref        []int32 // per physical page: referring sequences (0: free)
 	nFree      int
+	rec        []float32 // NSeq × Recurrent: each sequence's recurrent state
+	gen        []uint64  // per sequence: advanced by RestoreState (Generation)
 }
 
 // maxCells bounds the cells of a cache so a hostile --ctx-size cannot ask
@@ -119,7 +126,11 @@ func New(o Options) (*Cache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kvcache: values: %w", err)
 	}
-	c := &Cache{opt: o, rowK: rowK, rowV: rowV, page: o.PageSize, seqLen: make([]int, o.NSeq)}
+	rec, err := newRecurrent(o)
+	if err != nil {
+		return nil, err
+	}
+	c := &Cache{opt: o, rowK: rowK, rowV: rowV, page: o.PageSize, seqLen: make([]int, o.NSeq), rec: rec, gen: make([]uint64, o.NSeq)}
 	c.maxPages = (o.NCtx + c.page - 1) / c.page
 	if n := poolPages(o, int64(c.maxPages)) * int64(c.page); n > maxCells {
 		return nil, fmt.Errorf("kvcache: %d sequences of %d positions (unified %v) need %d cells, over the %d-cell limit", o.NSeq, o.NCtx, o.Unified, n, maxCells)
@@ -192,7 +203,9 @@ func (c *Cache) checkSeq(seq int) error {
 // Truncate drops positions >= pos of sequence seq (speculative rollback,
 // edited prompts, a finished request) and releases the pages past the new
 // length, including pages reserved beyond it. Truncating past the end
-// only releases those reserved pages.
+// only releases those reserved pages. Truncate to 0 also zeroes the
+// sequence's recurrent state; a shorter cut leaves it to the model
+// (recurrent.go).
 func (c *Cache) Truncate(seq, pos int) error {
 	if err := c.checkSeq(seq); err != nil {
 		return err
@@ -202,13 +215,18 @@ func (c *Cache) Truncate(seq, pos int) error {
 	}
 	c.seqLen[seq] = min(c.seqLen[seq], pos)
 	c.release(seq, c.pagesFor(c.seqLen[seq]))
+	if pos == 0 {
+		clear(c.Recurrent(seq))
+	}
 	return nil
 }
 
 // Fork makes sequence dst a copy of the first n positions of sequence src.
 // The full pages are shared (reference counted); the partial last page is
 // copied. dst's previous pages are released first; if the copy finds no
-// free page, dst is left empty and ErrPoolFull is returned.
+// free page, dst is left empty and ErrPoolFull is returned. dst's
+// recurrent state becomes src's when n == Len(src), else zero (the model
+// rebuilds the state at a shorter length; recurrent.go).
 func (c *Cache) Fork(src, dst, n int) error {
 	if err := c.checkSeq(src); err != nil {
 		return err
@@ -224,6 +242,11 @@ func (c *Cache) Fork(src, dst, n int) error {
 	}
 	c.seqLen[dst] = 0
 	c.release(dst, 0)
+	if n == c.seqLen[src] {
+		copy(c.Recurrent(dst), c.Recurrent(src))
+	} else {
+		clear(c.Recurrent(dst))
+	}
 	full := n / c.page
 	for _, p := range c.table[src][:full] {
 		c.ref[p]++
@@ -233,6 +256,7 @@ func (c *Cache) Fork(src, dst, n int) error {
 		p, ok := c.alloc(dst, full)
 		if !ok {
 			c.release(dst, 0)
+			clear(c.Recurrent(dst))
 			return fmt.Errorf("%w: fork of sequence %d into %d needs a page", ErrPoolFull, src, dst)
 		}
 		c.copyRows(p, c.table[src][full], rest)

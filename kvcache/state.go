@@ -6,27 +6,31 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash"
 	"hash/crc32"
 	"io"
 	"math"
 )
 
 // State files hold one sequence of a cache: the tokens it was computed
-// from and the raw key and value rows of every layer, so a server can park
-// a conversation on disk (llama-server's /slots/{id}?action=save) or in RAM
-// (--cache-ram) and resume it later without recomputing the prompt.
+// from, the raw key and value rows of every layer and the sequence's
+// recurrent state (recurrent.go), so a server can park a conversation on
+// disk (llama-server's /slots/{id}?action=save) or in RAM (--cache-ram)
+// and resume it later without recomputing the prompt, for attention-only
+// and hybrid models alike.
 //
 // The codec copies rows as bytes through the cache's public accessors
 // (Spans, KeyCells, ValueCells, Reserve, SetLen); it never looks inside a
 // row, so it serves every row type, present and future, and a row type
 // change shows up as a type-name or row-size mismatch, never as garbage.
+// The recurrent state is stored as float32 bits, little-endian, in the
+// model's own layout; its size is in the header and must equal the
+// cache's, and the model identity covers the layout.
 //
-// Layout (little-endian; version 1):
+// Layout (little-endian; version 2):
 //
 //	off  size  field
 //	  0     8  magic "WGLKVST\x00"
-//	  8     4  format version (1)
+//	  8     4  format version (2)
 //	 12     4  flags (0; a reader refuses unknown bits)
 //	 16    32  model identity (the caller's hash of the weights)
 //	 48     4  n_layer
@@ -38,9 +42,18 @@ import (
 //	 96     8  key codebook fingerprint (CodebookFingerprint; 0 if not TCQ)
 //	104     8  value codebook fingerprint
 //	112     4  n_tokens
-//	116  4·n   token ids (int32)
+//	116     4  n_rec: float32 values of recurrent state (0: none)
+//	120  4·n   token ids (int32)
 //	  …        for each layer: n key rows (positions 0..n-1), then n value rows
+//	  …  4·n_rec  the recurrent state (float32 bits)
 //	  …     4  CRC-32C (Castagnoli) of every byte before it
+//
+// Version 1 (before the recurrent section) is version 2 without the n_rec
+// field (the token ids start at 116) and without the section. It is still
+// read, as a file with n_rec = 0: an attention-only model's v1 files stay
+// usable, and a hybrid model refuses them with ErrStateMismatch naming the
+// missing recurrent state (such a file never held it). Only version 2 is
+// written.
 //
 // Types are stored by name, not by ggml enum id: the reference notes that
 // ids 45/46 mean TCQ types in BeeLlama and weight types in TheTom's fork,
@@ -50,8 +63,9 @@ import (
 // read or written.
 const (
 	stateMagic   = "WGLKVST\x00"
-	StateVersion = 1
-	stateFixed   = 116 // bytes before the token ids
+	StateVersion = 2
+	stateFixedV1 = 116 // bytes before the token ids, version 1
+	stateFixed   = 120 // bytes before the token ids, version 2
 	stateTrailer = 4   // the CRC
 	typeNameLen  = 16
 )
@@ -78,13 +92,24 @@ type StateInfo struct {
 	RowK, RowV           int // bytes per key (value) row
 	TypeK, TypeV         string
 	CodebookK, CodebookV uint64
+	Recurrent            int // float32 values of recurrent state (0: none)
 	Tokens               []int32
+
+	nTok int // the token count, while the header is checked
+}
+
+// headerLen is the number of bytes before the token ids of a version.
+func headerLen(version uint32) int64 {
+	if version == 1 {
+		return stateFixedV1
+	}
+	return stateFixed
 }
 
 // StateSize returns the bytes of a state file for n positions of c.
 func (c *Cache) StateSize(n int) int64 {
 	rowK, rowV := c.rowSizes()
-	return stateSize(c.Options().NLayer, rowK, rowV, n)
+	return stateSize(stateFixed, c.Options().NLayer, rowK, rowV, c.Options().Recurrent, n)
 }
 
 // rowSizes returns the bytes of one key and one value row, read from the
@@ -96,8 +121,10 @@ func (c *Cache) rowSizes() (k, v int) {
 	return len(c.KeyCells(0, 0, 1)), len(c.ValueCells(0, 0, 1))
 }
 
-func stateSize(nLayer, rowK, rowV, n int) int64 {
-	return stateFixed + 4*int64(n) + int64(nLayer)*int64(n)*int64(rowK+rowV) + stateTrailer
+// stateSize is the size of a file whose header is fixed bytes long. Every
+// argument is below 2^29 and the caller has bounded the rows' product.
+func stateSize(fixed int64, nLayer, rowK, rowV, nRec, n int) int64 {
+	return fixed + 4*int64(n) + int64(nLayer)*int64(n)*int64(rowK+rowV) + 4*int64(nRec) + stateTrailer
 }
 
 // info describes sequence contents of c as a header.
@@ -109,7 +136,7 @@ func (c *Cache) info(model [32]byte, tokens []int32) *StateInfo {
 		NLayer: o.NLayer, NKV: o.NKV, RowK: rowK, RowV: rowV,
 		TypeK: o.TypeK.String(), TypeV: o.TypeV.String(),
 		CodebookK: CodebookFingerprint(o.TypeK), CodebookV: CodebookFingerprint(o.TypeV),
-		Tokens: tokens,
+		Recurrent: o.Recurrent, Tokens: tokens,
 	}
 }
 
@@ -117,7 +144,8 @@ func (c *Cache) info(model [32]byte, tokens []int32) *StateInfo {
 // identity of the weights (see StateInfo.ModelHash) and tokens the ids the
 // sequence holds, one per position (len(tokens) must equal Len(seq)). It
 // returns the bytes written (StateSize(Len(seq)) on success). The cache is
-// only read.
+// only read; the recurrent state is saved as it is, so the caller writes
+// a sequence between forward passes.
 func (c *Cache) WriteState(w io.Writer, seq int, model [32]byte, tokens []int32) (int64, error) {
 	if err := c.checkSeq(seq); err != nil {
 		return 0, err
@@ -132,22 +160,8 @@ func (c *Cache) WriteState(w io.Writer, seq int, model [32]byte, tokens []int32)
 	h := crc32.New(castagnoli)
 	cw := &countWriter{w: w}
 	bw := bufio.NewWriterSize(io.MultiWriter(cw, h), 1<<16)
-	hdr := encodeHeader(c.info(model, tokens))
-	if _, err := bw.Write(hdr); err != nil {
+	if err := c.writeBody(bw, seq, encodeHeader(c.info(model, tokens))); err != nil {
 		return cw.n, err
-	}
-	spans := c.Spans(seq, n, nil)
-	for l := range c.Options().NLayer {
-		for _, sp := range spans {
-			if _, err := bw.Write(c.KeyCells(l, sp.Cell, sp.N)); err != nil {
-				return cw.n, err
-			}
-		}
-		for _, sp := range spans {
-			if _, err := bw.Write(c.ValueCells(l, sp.Cell, sp.N)); err != nil {
-				return cw.n, err
-			}
-		}
 	}
 	if err := bw.Flush(); err != nil {
 		return cw.n, err
@@ -158,7 +172,26 @@ func (c *Cache) WriteState(w io.Writer, seq int, model [32]byte, tokens []int32)
 	return cw.n, err
 }
 
-// encodeHeader returns the fixed header and the token ids.
+// writeBody writes the header, the rows of every layer and the recurrent
+// section of seq.
+func (c *Cache) writeBody(bw *bufio.Writer, seq int, hdr []byte) error {
+	if _, err := bw.Write(hdr); err != nil {
+		return err
+	}
+	spans := c.Spans(seq, c.Len(seq), nil)
+	for l := range c.Options().NLayer {
+		for _, cells := range []func(layer, cell, n int) []byte{c.KeyCells, c.ValueCells} {
+			for _, sp := range spans {
+				if _, err := bw.Write(cells(l, sp.Cell, sp.N)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return writeFloats(bw, c.Recurrent(seq))
+}
+
+// encodeHeader returns the fixed header (version 2) and the token ids.
 func encodeHeader(in *StateInfo) []byte {
 	b := make([]byte, stateFixed+4*len(in.Tokens))
 	le := binary.LittleEndian
@@ -174,6 +207,7 @@ func encodeHeader(in *StateInfo) []byte {
 	le.PutUint64(b[96:], in.CodebookK)
 	le.PutUint64(b[104:], in.CodebookV)
 	le.PutUint32(b[112:], uint32(len(in.Tokens)))
+	le.PutUint32(b[116:], uint32(in.Recurrent))
 	for i, t := range in.Tokens {
 		le.PutUint32(b[stateFixed+4*i:], uint32(t))
 	}
@@ -186,43 +220,68 @@ func encodeHeader(in *StateInfo) []byte {
 const maxStateTokens = maxCells
 
 // ReadStateInfo reads and checks the header of a state file of size bytes:
-// magic, version, flags, a sane shape and exactly the size the header
-// implies (a truncated or padded file is refused here). It allocates at
-// most 4 bytes per token the file really holds. It does not verify the
-// checksum; RestoreState does.
+// magic, version (1 or 2), flags, a sane shape and exactly the size the
+// header implies (a truncated or padded file is refused here). It
+// allocates at most 4 bytes per token the file really holds. It does not
+// verify the checksum; RestoreState does.
 func ReadStateInfo(r io.ReaderAt, size int64) (*StateInfo, error) {
-	if size < stateFixed+stateTrailer {
-		return nil, fmt.Errorf("%w: %d bytes, shorter than the %d-byte header", ErrBadState, size, stateFixed+stateTrailer)
+	if size < stateFixedV1+stateTrailer {
+		return nil, fmt.Errorf("%w: %d bytes, shorter than the %d-byte header", ErrBadState, size, stateFixedV1+stateTrailer)
 	}
 	var b [stateFixed]byte
-	if _, err := r.ReadAt(b[:], 0); err != nil {
+	if _, err := r.ReadAt(b[:stateFixedV1], 0); err != nil {
 		return nil, fmt.Errorf("%w: reading the header: %v", ErrBadState, err)
 	}
+	in, err := decodeHeader(b[:])
+	if err != nil {
+		return nil, err
+	}
+	fixed := headerLen(in.Version)
+	if in.Version == StateVersion {
+		if size < fixed+stateTrailer {
+			return nil, fmt.Errorf("%w: %d bytes, shorter than the %d-byte header", ErrBadState, size, fixed+stateTrailer)
+		}
+		if _, err := r.ReadAt(b[stateFixedV1:], stateFixedV1); err != nil {
+			return nil, fmt.Errorf("%w: reading the header: %v", ErrBadState, err)
+		}
+		if in.Recurrent, err = headerField(b[:], 116); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkSize(in, size); err != nil {
+		return nil, err
+	}
+	tb := make([]byte, 4*len(in.Tokens))
+	if _, err := r.ReadAt(tb, fixed); err != nil {
+		return nil, fmt.Errorf("%w: reading the token ids: %v", ErrBadState, err)
+	}
+	for i := range in.Tokens {
+		in.Tokens[i] = int32(binary.LittleEndian.Uint32(tb[4*i:]))
+	}
+	return in, nil
+}
+
+// decodeHeader reads the fields versions 1 and 2 share (the first 116
+// bytes of b); the token ids are read once the size is checked.
+func decodeHeader(b []byte) (*StateInfo, error) {
 	if string(b[:8]) != stateMagic {
 		return nil, fmt.Errorf("%w: not a Waggle KV state file (magic %q)", ErrBadState, b[:8])
 	}
 	le := binary.LittleEndian
 	in := &StateInfo{Version: le.Uint32(b[8:])}
-	if in.Version != StateVersion {
-		return nil, fmt.Errorf("%w: format version %d, this build reads version %d", ErrBadState, in.Version, StateVersion)
+	if in.Version != 1 && in.Version != StateVersion {
+		return nil, fmt.Errorf("%w: format version %d, this build reads versions 1 and %d", ErrBadState, in.Version, StateVersion)
 	}
 	if f := le.Uint32(b[12:]); f != 0 {
 		return nil, fmt.Errorf("%w: unknown flags %#x", ErrBadState, f)
 	}
 	copy(in.ModelHash[:], b[16:48])
-	u := func(off int) (int, error) {
-		v := le.Uint32(b[off:])
-		if v > maxCells {
-			return 0, fmt.Errorf("%w: header field at byte %d is %d, over the limit %d", ErrBadState, off, v, maxCells)
-		}
-		return int(v), nil
-	}
 	var err error
 	for _, f := range []struct {
 		dst *int
 		off int
 	}{{&in.NLayer, 48}, {&in.NKV, 52}, {&in.RowK, 56}, {&in.RowV, 60}} {
-		if *f.dst, err = u(f.off); err != nil {
+		if *f.dst, err = headerField(b, f.off); err != nil {
 			return nil, err
 		}
 	}
@@ -240,25 +299,34 @@ func ReadStateInfo(r io.ReaderAt, size int64) (*StateInfo, error) {
 	if nTok > maxStateTokens {
 		return nil, fmt.Errorf("%w: %d tokens, over the limit %d", ErrBadState, nTok, maxStateTokens)
 	}
+	in.nTok = int(nTok)
+	return in, nil
+}
+
+// headerField reads a u32 header field that must stay below 2^28.
+func headerField(b []byte, off int) (int, error) {
+	v := binary.LittleEndian.Uint32(b[off:])
+	if v > maxCells {
+		return 0, fmt.Errorf("%w: header field at byte %d is %d, over the limit %d", ErrBadState, off, v, maxCells)
+	}
+	return int(v), nil
+}
+
+// checkSize compares the file's size with the one its header implies and
+// then sizes in.Tokens.
+func checkSize(in *StateInfo, size int64) error {
 	// Every field is below 2^29, so layers × tokens fits an int64; the
 	// product with the row bytes is checked before it is formed.
-	if cells := int64(in.NLayer) * int64(nTok); cells != 0 && int64(in.RowK+in.RowV) > (math.MaxInt64/2)/cells {
-		return nil, fmt.Errorf("%w: the header describes an impossible size (%d tokens × %d layers × %d+%d-byte rows)", ErrBadState, nTok, in.NLayer, in.RowK, in.RowV)
+	if cells := int64(in.NLayer) * int64(in.nTok); cells != 0 && int64(in.RowK+in.RowV) > (math.MaxInt64/2)/cells {
+		return fmt.Errorf("%w: the header describes an impossible size (%d tokens × %d layers × %d+%d-byte rows)", ErrBadState, in.nTok, in.NLayer, in.RowK, in.RowV)
 	}
-	want := stateSize(in.NLayer, in.RowK, in.RowV, int(nTok))
+	want := stateSize(headerLen(in.Version), in.NLayer, in.RowK, in.RowV, in.Recurrent, in.nTok)
 	if size != want {
-		return nil, fmt.Errorf("%w: the file has %d bytes, its header describes %d (%d tokens × %d layers × %d+%d-byte rows): truncated or corrupt",
-			ErrBadState, size, want, nTok, in.NLayer, in.RowK, in.RowV)
+		return fmt.Errorf("%w: the file has %d bytes, its header describes %d (%d tokens × %d layers × %d+%d-byte rows, %d recurrent values): truncated or corrupt",
+			ErrBadState, size, want, in.nTok, in.NLayer, in.RowK, in.RowV, in.Recurrent)
 	}
-	tb := make([]byte, 4*int(nTok))
-	if _, err := r.ReadAt(tb, stateFixed); err != nil {
-		return nil, fmt.Errorf("%w: reading the token ids: %v", ErrBadState, err)
-	}
-	in.Tokens = make([]int32, nTok)
-	for i := range in.Tokens {
-		in.Tokens[i] = int32(le.Uint32(tb[4*i:]))
-	}
-	return in, nil
+	in.Tokens = make([]int32, in.nTok)
+	return nil
 }
 
 // typeName reads a NUL-padded type name field.
@@ -273,108 +341,6 @@ func typeName(b []byte) (string, error) {
 		}
 	}
 	return s, nil
-}
-
-// compatible checks a header against the cache and the expected model.
-func (c *Cache) compatible(in *StateInfo, model [32]byte) error {
-	if in.ModelHash != model {
-		return fmt.Errorf("%w: it was written for another model (identity %x…, this model is %x…)", ErrStateMismatch, in.ModelHash[:6], model[:6])
-	}
-	me := c.info(model, nil)
-	if in.NLayer != me.NLayer || in.NKV != me.NKV {
-		return fmt.Errorf("%w: it holds %d layers of %d values per position, the cache %d of %d", ErrStateMismatch, in.NLayer, in.NKV, me.NLayer, me.NKV)
-	}
-	if in.TypeK != me.TypeK || in.TypeV != me.TypeV {
-		return fmt.Errorf("%w: it holds cache types %s/%s (K/V), this cache uses %s/%s", ErrStateMismatch, in.TypeK, in.TypeV, me.TypeK, me.TypeV)
-	}
-	if in.RowK != me.RowK || in.RowV != me.RowV {
-		return fmt.Errorf("%w: its rows are %d/%d bytes (K/V), this cache's %d/%d (another layout of the same types)", ErrStateMismatch, in.RowK, in.RowV, me.RowK, me.RowV)
-	}
-	if in.CodebookK != me.CodebookK || in.CodebookV != me.CodebookV {
-		return fmt.Errorf("%w: it was encoded with another TCQ codebook (fingerprints %016x/%016x, this build %016x/%016x)", ErrStateMismatch, in.CodebookK, in.CodebookV, me.CodebookK, me.CodebookV)
-	}
-	if nCtx := c.Options().NCtx; len(in.Tokens) > nCtx {
-		return fmt.Errorf("%w: it holds %d positions, a sequence of this cache at most %d", ErrStateMismatch, len(in.Tokens), nCtx)
-	}
-	return nil
-}
-
-// RestoreState loads a state file of size bytes into sequence seq and
-// returns its tokens. Everything is checked before the cache is touched:
-// the header (ReadStateInfo), the model identity, shape, types, row sizes
-// and codebook fingerprints against this cache, and the CRC over the whole
-// file, read once for that. Only then is seq replaced: truncated to 0,
-// given pages for the file's positions and filled by a second read. That
-// read recomputes the CRC; if the file changed in between, seq is left
-// empty and an error returned, so a half-loaded sequence is never in use.
-// If a unified pool has no room for the positions (ErrPoolFull) seq is
-// also left empty. On any earlier error seq is unchanged. Memory: one
-// 64 KiB read buffer plus the token ids.
-func (c *Cache) RestoreState(r io.ReaderAt, size int64, seq int, model [32]byte) ([]int32, error) {
-	if err := c.checkSeq(seq); err != nil {
-		return nil, err
-	}
-	in, err := ReadStateInfo(r, size)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.compatible(in, model); err != nil {
-		return nil, err
-	}
-	body := io.NewSectionReader(r, 0, size-stateTrailer)
-	h := crc32.New(castagnoli)
-	buf := make([]byte, 1<<16)
-	if _, err := io.CopyBuffer(h, body, buf); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadState, err)
-	}
-	var sum [4]byte
-	if _, err := r.ReadAt(sum[:], size-stateTrailer); err != nil {
-		return nil, fmt.Errorf("%w: reading the checksum: %v", ErrBadState, err)
-	}
-	want := binary.LittleEndian.Uint32(sum[:])
-	if h.Sum32() != want {
-		return nil, fmt.Errorf("%w: checksum mismatch (stored %08x, computed %08x): the file is corrupt", ErrBadState, want, h.Sum32())
-	}
-	n := len(in.Tokens)
-	if err := c.Truncate(seq, 0); err != nil {
-		return nil, err
-	}
-	if err := c.Reserve(seq, n); err != nil {
-		return nil, err
-	}
-	if err := c.fill(body, h, seq, n, want); err != nil {
-		_ = c.Truncate(seq, 0)
-		return nil, err
-	}
-	c.SetLen(seq, n)
-	return in.Tokens, nil
-}
-
-// fill reads the rows of a checked state file into the reserved positions
-// [0, n) of seq, recomputing the checksum on the way.
-func (c *Cache) fill(body *io.SectionReader, h hash.Hash32, seq, n int, want uint32) error {
-	h.Reset()
-	if _, err := body.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	tr := io.TeeReader(bufio.NewReaderSize(body, 1<<16), h)
-	if _, err := io.CopyN(io.Discard, tr, stateFixed+4*int64(n)); err != nil {
-		return fmt.Errorf("%w: %v", ErrBadState, err)
-	}
-	spans := c.Spans(seq, n, nil)
-	for l := range c.Options().NLayer {
-		for _, cells := range []func(layer, cell, n int) []byte{c.KeyCells, c.ValueCells} {
-			for _, sp := range spans {
-				if _, err := io.ReadFull(tr, cells(l, sp.Cell, sp.N)); err != nil {
-					return fmt.Errorf("%w: the file changed while it was read: %v", ErrBadState, err)
-				}
-			}
-		}
-	}
-	if h.Sum32() != want {
-		return fmt.Errorf("%w: the file changed while it was read (checksum %08x, expected %08x)", ErrBadState, h.Sum32(), want)
-	}
-	return nil
 }
 
 // countWriter counts the bytes written through it.

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -20,7 +21,13 @@ var testModel = [32]byte{1, 2, 3, 4, 5, 6, 7, 8}
 // crosses page boundaries).
 func stateCache(t testing.TB, typ Type, unified, scatter bool) *Cache {
 	t.Helper()
-	c, err := New(Options{NLayer: 3, NKV: 64, HeadDim: 32, NCtx: 40, NSeq: 2, TypeK: typ, TypeV: typ, PageSize: 8, Unified: unified, Scatter: scatter})
+	return recCache(t, typ, unified, scatter, 0)
+}
+
+// recCache is stateCache with rec float32 of recurrent state per sequence.
+func recCache(t testing.TB, typ Type, unified, scatter bool, rec int) *Cache {
+	t.Helper()
+	c, err := New(Options{NLayer: 3, NKV: 64, HeadDim: 32, NCtx: 40, NSeq: 2, TypeK: typ, TypeV: typ, PageSize: 8, Unified: unified, Scatter: scatter, Recurrent: rec})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +35,8 @@ func stateCache(t testing.TB, typ Type, unified, scatter bool) *Cache {
 }
 
 // fillRandom gives seq n positions of random row bytes (the codec copies
-// bytes, so any bytes are a valid test of it) and returns their tokens.
+// bytes, so any bytes are a valid test of it) and a random recurrent
+// state, and returns their tokens.
 func fillRandom(t testing.TB, c *Cache, seq, n int, seed uint64) []int32 {
 	t.Helper()
 	if err := c.Reserve(seq, n); err != nil {
@@ -45,6 +53,9 @@ func fillRandom(t testing.TB, c *Cache, seq, n int, seed uint64) []int32 {
 				}
 			}
 		}
+	}
+	for i := range c.Recurrent(seq) {
+		c.Recurrent(seq)[i] = r.Float32()*2 - 1
 	}
 	c.SetLen(seq, n)
 	return toks
@@ -64,8 +75,18 @@ func saveState(t testing.TB, c *Cache, seq int, toks []int32) []byte {
 }
 
 // sameRows reports whether positions [0, n) of (a, sa) and (b, sb) hold
-// the same bytes in every layer.
+// the same bytes in every layer, and the two sequences the same recurrent
+// state bits.
 func sameRows(a *Cache, sa int, b *Cache, sb, n int) bool {
+	ra, rb := a.Recurrent(sa), b.Recurrent(sb)
+	if len(ra) != len(rb) {
+		return false
+	}
+	for i := range ra {
+		if math.Float32bits(ra[i]) != math.Float32bits(rb[i]) {
+			return false
+		}
+	}
 	for l := range a.Options().NLayer {
 		for p := range n {
 			if !bytes.Equal(a.KeyRow(l, sa, p), b.KeyRow(l, sb, p)) || !bytes.Equal(a.ValueRow(l, sa, p), b.ValueRow(l, sb, p)) {
@@ -150,7 +171,7 @@ func TestStateRefused(t *testing.T) {
 		{"bit flip in a token", func() []byte { b := slices.Clone(good); b[stateFixed] ^= 0x80; return b }(), ErrBadState, "checksum"},
 		{"bit flip in the checksum", func() []byte { b := slices.Clone(good); b[len(b)-1] ^= 1; return b }(), ErrBadState, "checksum"},
 		{"bad magic", edit(func(b []byte) { b[0] = 'X' }), ErrBadState, "magic"},
-		{"future version", edit(func(b []byte) { le.PutUint32(b[8:], 2) }), ErrBadState, "version 2"},
+		{"future version", edit(func(b []byte) { le.PutUint32(b[8:], 3) }), ErrBadState, "version 3"},
 		{"unknown flags", edit(func(b []byte) { le.PutUint32(b[12:], 1) }), ErrBadState, "flags"},
 		{"huge token count", edit(func(b []byte) { le.PutUint32(b[112:], 0xFFFFFFFF) }), ErrBadState, "over the limit"},
 		{"huge rows", edit(func(b []byte) { le.PutUint32(b[56:], 1<<28); le.PutUint32(b[48:], 1<<28) }), ErrBadState, "truncated or corrupt"},
@@ -302,33 +323,53 @@ func TestCodebookFingerprint(t *testing.T) {
 	t.Logf("turbo2_tcq %016x, turbo3_tcq %016x", a, b)
 }
 
-// FuzzReadState feeds arbitrary bytes to RestoreState: it must return an
-// error or a sequence whose re-saved file equals the input, never panic or
-// allocate beyond the input's size.
+// fuzzRec is the recurrent-state size of FuzzReadState's hybrid cache
+// (small, so mutations reach the section and the checksum often).
+const fuzzRec = 6
+
+// FuzzReadState feeds arbitrary bytes to RestoreState of an attention-only
+// and a hybrid cache: each must return an error, leaving the sequence
+// empty with a zero recurrent state and its Generation unchanged, or a
+// sequence whose re-saved file equals the input (for a version 1 input:
+// the version 2 file of the same sequence); never panic or allocate beyond
+// the input's size.
 func FuzzReadState(f *testing.F) {
-	src := stateCache(f, F16, false, false)
-	good := saveState(f, src, 0, fillRandom(f, src, 0, 9, 1))
-	f.Add(good)
-	f.Add(good[:len(good)-1])
-	f.Add(good[:stateFixed+8])
+	for _, rec := range []int{0, fuzzRec} {
+		src := recCache(f, F16, false, false, rec)
+		good := saveState(f, src, 0, fillRandom(f, src, 0, 9, 1))
+		f.Add(good)
+		f.Add(good[:len(good)-1])
+		f.Add(good[:stateFixed+8])
+		empty := recCache(f, F16, false, false, rec)
+		f.Add(saveState(f, empty, 0, nil))
+		if rec == 0 {
+			f.Add(toV1(f, good))
+			f.Add(toV1(f, saveState(f, empty, 0, nil)))
+		}
+	}
 	f.Add([]byte(stateMagic))
 	f.Add([]byte{})
-	empty := stateCache(f, F16, false, false)
-	f.Add(saveState(f, empty, 0, nil))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c := stateCache(t, F16, false, false)
-		toks, err := c.RestoreState(bytes.NewReader(data), int64(len(data)), 1, testModel)
-		if _, ierr := ReadStateInfo(bytes.NewReader(data), int64(len(data))); ierr != nil && err == nil {
-			t.Fatalf("ReadStateInfo refused (%v) what RestoreState accepted", ierr)
-		}
-		if err != nil {
-			if c.Len(1) != 0 {
-				t.Fatal("a refused file left positions behind")
+		_, ierr := ReadStateInfo(bytes.NewReader(data), int64(len(data)))
+		for _, rec := range []int{0, fuzzRec} {
+			c := recCache(t, F16, false, false, rec)
+			toks, err := c.RestoreState(bytes.NewReader(data), int64(len(data)), 1, testModel)
+			if ierr != nil && err == nil {
+				t.Fatalf("ReadStateInfo refused (%v) what RestoreState accepted", ierr)
 			}
-			return
-		}
-		if again := saveState(t, c, 1, toks); !bytes.Equal(again, data) {
-			t.Fatal("accepted file does not round-trip")
+			if err != nil {
+				if c.Len(1) != 0 || c.Generation(1) != 0 || slices.ContainsFunc(c.Recurrent(1), func(v float32) bool { return v != 0 }) {
+					t.Fatal("a refused file left positions or state behind")
+				}
+				continue
+			}
+			want := data
+			if binary.LittleEndian.Uint32(data[8:]) == 1 {
+				want = fromV1(data)
+			}
+			if again := saveState(t, c, 1, toks); !bytes.Equal(again, want) {
+				t.Fatal("accepted file does not round-trip")
+			}
 		}
 	})
 }

@@ -12,7 +12,12 @@ import (
 // with the slot it is given loads that state into the slot first, so only
 // the rest of the prompt is computed. Parking costs one copy of the
 // sequence's rows (memory bandwidth, milliseconds for thousands of
-// positions); loading costs the same plus a CRC pass. The budget is
+// positions) plus, for a hybrid model, its recurrent state (a fixed size
+// per sequence: 19.3 MiB for Qwen3.5-0.8B); loading costs the same plus a
+// CRC pass. A hybrid model's state is loaded only for a prompt that
+// continues all of its tokens: its recurrent state exists at that length
+// alone, so keeping a shorter prefix would mean prefilling from 0 anyway
+// and losing the parked state. The budget is
 // --cache-ram MiB and, as in llama-server, at most the -c total of tokens.
 
 // newPromptCache builds the host cache for cfg, nil when it is off.
@@ -70,7 +75,7 @@ func (s *scheduler) reuseHost(best *slot, t *task, n int) int {
 	}
 	limit := len(t.prompt) - 1 // at least one prompt token is evaluated
 	if t.cachePrompt {
-		if e, hn := s.host.Best(t.prompt); e != nil && min(hn, limit) > min(n, limit) {
+		if e, hn := s.host.Best(t.prompt); e != nil && min(hn, limit) > min(n, limit) && s.resumable(e, hn, limit) {
 			s.park(best)
 			if s.unpark(best, e) {
 				return commonPrefix(best.cached, t.prompt)
@@ -82,4 +87,12 @@ func (s *scheduler) reuseHost(best *slot, t *task, n int) int {
 		s.park(best)
 	}
 	return n
+}
+
+// resumable reports whether loading e, which shares hn tokens with a
+// prompt whose reusable prefix is at most limit, lets the slot keep them:
+// always for attention rows, which can be cut anywhere; for a model with
+// recurrent state only when the prompt continues all of e's tokens.
+func (s *scheduler) resumable(e *hostEntry, hn, limit int) bool {
+	return s.sess.Cache().Options().Recurrent == 0 || (hn == len(e.Tokens) && hn <= limit)
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 )
 
@@ -58,5 +59,46 @@ func TestCacheRAMProps(t *testing.T) {
 	pc := m["waggle_prompt_cache"].(map[string]any)
 	if pc["cache_ram_mib"] != -1.0 || pc["entries"] != 1.0 || pc["bytes"].(float64) <= 0 || pc["max_tokens"] != 128.0 {
 		t.Fatalf("waggle_prompt_cache %v", pc)
+	}
+}
+
+// TestCacheRAMHybrid: on a hybrid model a conversation parked in RAM when
+// another request took its slot, and loaded back for a request that
+// continues it, continues exactly as on a server without --cache-ram whose
+// slot kept it (same tokens and log-probabilities), evaluating only the
+// new prompt tokens.
+func TestCacheRAMHybrid(t *testing.T) {
+	ts := newHybridServer(t, func(c *Config) { c.CacheRAMMiB = 64 })
+	ref := newHybridServer(t, nil)
+	first := ts.complete(t, slotPrompt, 6, "")
+	ref.complete(t, slotPrompt, 6, "")
+	cached := ts.cachedTokens(0)
+	ts.complete(t, otherPrompt, 6, "") // parks the first conversation
+	next := continuationOf(t, cached, first)
+	got := ts.completeIDs(t, next, 6)
+	if st := ts.sched.host.Stats(); st.Loaded != 1 {
+		t.Fatalf("host cache stats %+v: the parked state was not loaded", st)
+	}
+	sameContinuation(t, got, ref.completeIDs(t, next, 6), next, len(cached))
+}
+
+// TestCacheRAMHybridPartialPrefix: a hybrid model's parked state is not
+// loaded for a prompt that shares only part of it (its recurrent state
+// exists at its full length alone, so the slot would prefill from 0 and the
+// parked state would be lost); it stays parked for a prompt that continues
+// it.
+func TestCacheRAMHybridPartialPrefix(t *testing.T) {
+	ts := newHybridServer(t, func(c *Config) { c.CacheRAMMiB = 64 })
+	first := ts.complete(t, slotPrompt, 6, "")
+	cached := ts.cachedTokens(0)
+	ts.complete(t, otherPrompt, 6, "") // parks the first conversation
+	partial := append(slices.Clone(cached[:len(cached)/2]), 7, 8, 9)
+	ts.completeIDs(t, partial, 2)
+	if st := ts.sched.host.Stats(); st.Loaded != 0 {
+		t.Fatalf("host cache stats %+v: a partly shared hybrid state was loaded", st)
+	}
+	got := ts.completeIDs(t, continuationOf(t, cached, first), 2)
+	if st := ts.sched.host.Stats(); st.Loaded != 1 || numAt(t, got, "timings", "cache_n") != len(cached) {
+		t.Fatalf("host cache stats %+v, cache_n %v: the parked state was lost", st, got["timings"])
 	}
 }

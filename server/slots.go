@@ -17,8 +17,13 @@ import (
 
 // POST /slots/{id}?action=save|restore|erase, llama-server's slot actions
 // (--slot-save-path). Save writes the slot's KV sequence and tokens as a
-// kvcache state file; restore loads one into an idle slot, whose prompt
-// cache then serves prefix reuse for the next request; erase forgets the
+// kvcache state file (attention rows and, for a hybrid model, the
+// recurrent state, so a restored slot continues without a prefill);
+// restore loads one into an idle slot, whose prompt cache then serves
+// prefix reuse for the next request (for a hybrid model, whose recurrent
+// state exists at the restored length alone, a prompt that continues all
+// the restored tokens; a shorter shared prefix is prefilled from 0, as
+// Truncate then fails with ErrNoSnapshot); erase forgets the
 // slot's cache. The actions run on the scheduler goroutine (it owns the
 // session), between decode steps, so a save of a long sequence pauses the
 // other slots for the time of the write (llama-server does the same in its

@@ -1,11 +1,22 @@
 package server
 
 import (
+	"context"
+	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/valyala/fasthttp"
+	"github.com/valyala/fasthttp/fasthttputil"
+
+	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/internal/testenv"
 )
 
 const slotPrompt = "once upon a time there was a little girl and a happy dog in the sun"
@@ -179,4 +190,109 @@ func TestValidateFilename(t *testing.T) {
 			t.Errorf("%q accepted", bad)
 		}
 	}
+}
+
+// hybridModel is the tiny Qwen3.5 fixture (DeltaNet and attention layers).
+const hybridModel = "synth-qwen35-spm-f32.gguf"
+
+// newHybridServer serves the hybrid fixture on an in-memory listener with
+// one slot of 256 positions, like newTestServer.
+func newHybridServer(t *testing.T, mutate func(*Config)) *testServer {
+	t.Helper()
+	l, err := engine.LoadFile(testenv.Model(t, hybridModel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := ConfigFor(l)
+	cfg.NewSampler, cfg.CtxSize, cfg.Parallel = testSampler, 256, 1
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := fasthttputil.NewInmemoryListener()
+	go s.Serve(ln)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.Shutdown(ctx)
+		l.Close()
+	})
+	return &testServer{Server: s, ln: ln, client: &fasthttp.Client{Dial: func(string) (net.Conn, error) { return ln.Dial() }}}
+}
+
+// cachedTokens returns a copy of slot id's cached tokens.
+func (ts *testServer) cachedTokens(id int) []int32 {
+	var out []int32
+	ts.control(func() { out = slices.Clone(ts.sched.slots[id].cached) })
+	return out
+}
+
+// completeIDs runs a greedy /completion of a token-id prompt asking for
+// the top 3 log-probabilities of every generated token.
+func (ts *testServer) completeIDs(t *testing.T, ids []int32, n int) map[string]any {
+	t.Helper()
+	b, _ := json.Marshal(ids)
+	code, m := ts.post(t, "/completion", jsonf(`{"prompt":%s,"n_predict":%d,"temperature":0,"n_probs":3}`, b, n))
+	if code != 200 {
+		t.Fatalf("completion: %d %v", code, m)
+	}
+	return m
+}
+
+// continuationOf is the prompt that continues a slot's conversation: the
+// cached tokens, the last generated token (sampled, never evaluated) and
+// a few new ones.
+func continuationOf(t *testing.T, cached []int32, first map[string]any) []int32 {
+	t.Helper()
+	gen, ok := first["tokens"].([]any)
+	if !ok || len(gen) == 0 {
+		t.Fatalf("no generated tokens in %v", first)
+	}
+	return append(slices.Clone(cached), int32(gen[len(gen)-1].(float64)), 100, 200, 300)
+}
+
+// sameContinuation checks that two responses to the same continuation
+// prompt generated the same tokens with the same log-probabilities, and
+// that the first evaluated only the prompt tokens past the n cached ones
+// (no re-prefill).
+func sameContinuation(t *testing.T, got, want map[string]any, prompt []int32, n int) {
+	t.Helper()
+	if ps, _ := want["completion_probabilities"].([]any); len(ps) == 0 {
+		t.Fatalf("no completion_probabilities in %v", want)
+	}
+	for _, k := range []string{"content", "tokens", "completion_probabilities"} {
+		if !reflect.DeepEqual(got[k], want[k]) {
+			t.Fatalf("%s differs after the round trip:\n got %v\nwant %v", k, got[k], want[k])
+		}
+	}
+	if pn, cn := numAt(t, got, "timings", "prompt_n"), numAt(t, got, "timings", "cache_n"); pn != len(prompt)-n || cn != n {
+		t.Fatalf("prompt_n %d, cache_n %d: want %d evaluated and %d from the cache (no re-prefill)", pn, cn, len(prompt)-n, n)
+	}
+}
+
+// TestSlotRestoreHybrid: on a hybrid model a slot saved to a file, then
+// overwritten by another conversation and restored, continues its
+// conversation exactly as a server that never did the round trip (same
+// tokens and log-probabilities), evaluating only the new prompt tokens.
+func TestSlotRestoreHybrid(t *testing.T) {
+	dir := t.TempDir()
+	ts := newHybridServer(t, func(c *Config) { c.SlotSavePath = dir })
+	ref := newHybridServer(t, nil)
+	first := ts.complete(t, slotPrompt, 8, "")
+	if r := ref.complete(t, slotPrompt, 8, ""); r["content"] != first["content"] {
+		t.Fatalf("two servers disagree before any round trip: %q vs %q", r["content"], first["content"])
+	}
+	cached := ts.cachedTokens(0)
+	if code, m := ts.post(t, "/slots/0?action=save", `{"filename":"hybrid.bin"}`); code != 200 || numAt(t, m, "n_saved") != len(cached) {
+		t.Fatalf("save: %d %v", code, m)
+	}
+	ts.complete(t, otherPrompt, 8, "") // the slot now holds another conversation
+	if code, m := ts.post(t, "/slots/0?action=restore", `{"filename":"hybrid.bin"}`); code != 200 || numAt(t, m, "n_restored") != len(cached) {
+		t.Fatalf("restore: %d %v", code, m)
+	}
+	next := continuationOf(t, cached, first)
+	sameContinuation(t, ts.completeIDs(t, next, 8), ref.completeIDs(t, next, 8), next, len(cached))
 }

@@ -129,7 +129,6 @@ func (s *session) fromCheckpoint(seq, pos int) error {
 	if err := s.cache.Truncate(seq, at); err != nil {
 		return err
 	}
-	s.known[seq] = at
 	copy(s.rs.block(seq, -1), s.rs.block(seq, ckptSlot(c)))
 	s.rs.dropAbove(seq, at)
 	hist := s.hist[seq*s.opts.NCtx:]

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/waggle-llm/waggle/kernels"
+	"github.com/waggle-llm/waggle/kvcache"
 )
 
 // BenchmarkRollback measures what each rollback strategy adds to one
@@ -38,8 +39,9 @@ func BenchmarkRollback(b *testing.B) {
 				s := benchSession(&hp, nDelta, mode)
 				rs := s.rs
 				r := rand.New(rand.NewPCG(1, 2))
-				for i := range rs.live {
-					rs.live[i] = float32(r.NormFloat64() * 0.1)
+				live := rs.block(0, -1)
+				for i := range live {
+					live[i] = float32(r.NormFloat64() * 0.1)
 				}
 				// One token's recurrence inputs, as the forward pass leaves
 				// them: a conv row, normalised k|v, g <= 0, β in (0, 1).
@@ -106,7 +108,11 @@ func BenchmarkRollback(b *testing.B) {
 // hyper-parameters, the recurrent state and the pool.
 func benchSession(hp *hparams, nDelta int, mode Rollback) *session {
 	m := &Model{hp: *hp, nDelta: nDelta}
-	s := &session{m: m, pool: kernels.SharedPool(0), rs: newRecurrent(hp, nDelta, 1, DefaultDepth, mode, 0)}
+	c, err := kvcache.New(kvcache.Options{NKV: 1, NCtx: 1, NSeq: 1, Recurrent: recurrentSize(hp, nDelta)})
+	if err != nil {
+		panic(err)
+	}
+	s := &session{m: m, pool: kernels.SharedPool(0), rs: newRecurrent(hp, nDelta, 1, DefaultDepth, mode, 0, c)}
 	s.replayT.s = s
 	return s
 }

@@ -8,9 +8,9 @@ import (
 	"github.com/waggle-llm/waggle/kvcache"
 )
 
-// session is the KV cache of the full-attention layers, the recurrent state
-// of the DeltaNet layers (state.go) and the scratch of a forward pass over
-// up to NBatch tokens. Buffers are sized at creation (logits grow to the
+// session is the KV cache of the full-attention layers and of the DeltaNet
+// layers' live recurrent state, what rolls that state back (state.go) and
+// the scratch of a forward pass over up to NBatch tokens. Buffers are sized at creation (logits grow to the
 // largest output count seen), so a warm decode step allocates nothing.
 type session struct {
 	m     *Model
@@ -27,16 +27,16 @@ type session struct {
 	hyb   Options
 
 	replayT replayTask
-	hist    []int32 // NSeq × NCtx tokens by position (checkpoints only)
-	// known is each sequence's length as this session last left it. The
-	// cache is exposed (Cache()) and its state files (slot save/restore,
-	// the server's --cache-ram) replace a sequence's attention rows without
-	// the recurrent state, which they do not hold; a length that differs
-	// from known reveals that, and the sequence is refused until it is
-	// truncated to 0 (see stale) instead of decoding on a recurrent state
-	// that belongs to other tokens.
-	known []int
-	redo  engine.Batch // re-decoding from a checkpoint
+	// hist holds NSeq × NCtx tokens by position (checkpoints only). It is
+	// read only from a checkpoint's length up (fromCheckpoint), and every
+	// checkpoint was taken by this session's own forward pass, which
+	// wrote the tokens from that length on; see adopt for restored
+	// sequences.
+	hist []int32
+	// gen is the cache's Generation of each sequence when this session
+	// last looked (adopt).
+	gen  []uint64
+	redo engine.Batch // re-decoding from a checkpoint
 
 	nextPos []int
 	outIdx  []int
@@ -106,7 +106,8 @@ func (m *Model) NewSessionWith(o engine.SessionOptions, h Options) (engine.Sessi
 		return nil, fmt.Errorf("qwen35: %d context checkpoints out of range [0, 1024]", h.CtxCheckpoints)
 	}
 	kvDim := hp.nHeadKV * hp.headDim
-	cache, err := kvcache.New(kvcache.Options{NLayer: m.nAttn, NKV: kvDim, HeadDim: hp.headDim, NCtx: o.NCtx, NSeq: o.NSeq, TypeK: o.TypeK, TypeV: o.TypeV, Unified: o.KVUnified})
+	cache, err := kvcache.New(kvcache.Options{NLayer: m.nAttn, NKV: kvDim, HeadDim: hp.headDim, NCtx: o.NCtx, NSeq: o.NSeq,
+		TypeK: o.TypeK, TypeV: o.TypeV, Unified: o.KVUnified, Recurrent: recurrentSize(hp, m.nDelta)})
 	if err != nil {
 		return nil, err
 	}
@@ -115,13 +116,13 @@ func (m *Model) NewSessionWith(o engine.SessionOptions, h Options) (engine.Sessi
 	s := &session{
 		m: m, opts: o, cache: cache, pool: pool,
 		hyb:     h,
-		rs:      newRecurrent(hp, m.nDelta, o.NSeq, h.Depth, h.Rollback, h.CtxCheckpoints),
+		rs:      newRecurrent(hp, m.nDelta, o.NSeq, h.Depth, h.Rollback, h.CtxCheckpoints, cache),
 		attn:    engine.NewAttentionScratch(o.NCtx, hp.headDim, hp.nHead/hp.nHeadKV, o.TypeK, o.TypeV, pool.Threads()),
 		shape:   engine.AttentionShape{NHead: hp.nHead, NHeadKV: hp.nHeadKV, HeadDim: hp.headDim, Scale: hp.attnScale},
 		buf:     newBuffers(m, o.NBatch),
 		plan:    newBatchPlan(o.NSeq, o.NBatch, h.Depth),
 		nextPos: make([]int, o.NSeq),
-		known:   make([]int, o.NSeq),
+		gen:     make([]uint64, o.NSeq),
 		outIdx:  make([]int, 0, o.NBatch),
 		hidden:  map[int][]float32{},
 	}
@@ -208,33 +209,35 @@ func (s *session) Truncate(seq, pos int) error {
 	if pos < 0 {
 		return fmt.Errorf("qwen35: truncate sequence %d to negative position %d", seq, pos)
 	}
+	s.adopt(seq)
 	if pos == 0 {
-		clear(s.rs.block(seq, -1))
 		s.rs.dropAbove(seq, -1)
-		s.known[seq] = 0
-		return s.cache.Truncate(seq, 0)
-	}
-	if err := s.stale(seq); err != nil {
-		return err
+		return s.cache.Truncate(seq, 0) // zeroes the recurrent state
 	}
 	if cur := s.cache.Len(seq); pos < cur {
 		if err := s.truncateState(seq, pos, cur); err != nil {
 			return s.truncateFallback(seq, pos, err)
 		}
 	}
-	if err := s.cache.Truncate(seq, pos); err != nil {
-		return err
-	}
-	s.known[seq] = s.cache.Len(seq)
-	return nil
+	return s.cache.Truncate(seq, pos)
 }
 
-// stale reports, wrapping ErrNoSnapshot, a sequence whose cache length is
-// not the one this session left (its attention rows were replaced from a
-// state file, which holds no recurrent state). Truncate(seq, 0) clears it.
-func (s *session) stale(seq int) error {
-	if n := s.cache.Len(seq); n != s.known[seq] {
-		return fmt.Errorf("%w: sequence %d holds %d positions restored outside the session (a state file has no recurrent state; truncate to 0)", ErrNoSnapshot, seq, n)
+// adopt takes over a sequence that the cache replaced behind the session's
+// back: kvcache.Cache.RestoreState (slot restore, the server's --cache-ram)
+// loads the attention rows and the recurrent state together, so the
+// sequence is consistent, and advances the sequence's Generation. What
+// the session keeps about the old tokens — snapshots, the tape,
+// checkpoints — is dropped. Its token history (hist) below the restored
+// length stays stale but is never read: re-decoding starts at a
+// checkpoint, and the checkpoints taken from now on lie above that
+// length, where this session's forward passes write hist. So a restored
+// sequence is truncatable within what it decodes next, and below its
+// restored length only to 0 (ErrNoSnapshot otherwise), until then. It
+// returns nil (it is engine.PlanBatch's per-sequence check).
+func (s *session) adopt(seq int) error {
+	if g := s.cache.Generation(seq); g != s.gen[seq] {
+		s.rs.dropAbove(seq, -1)
+		s.gen[seq] = g
 	}
 	return nil
 }
@@ -252,9 +255,8 @@ func (s *session) Fork(src, dst, n int) error {
 	if src == dst {
 		return s.Truncate(dst, n)
 	}
-	if err := s.stale(src); err != nil {
-		return err
-	}
+	s.adopt(src)
+	s.adopt(dst)
 	cur := s.cache.Len(src)
 	if n < 0 || n > cur {
 		return fmt.Errorf("qwen35: fork %d positions of sequence %d, which holds %d", n, src, cur)
@@ -263,13 +265,12 @@ func (s *session) Fork(src, dst, n int) error {
 		return fmt.Errorf("%w: fork of sequence %d at %d (length %d, kept: %s)", ErrNoSnapshot, src, n, cur, s.rs.kept(src))
 	}
 	if err := s.cache.Fork(src, dst, n); err != nil {
-		clear(s.rs.block(dst, -1)) // the cache left dst empty
-		s.rs.dropAbove(dst, -1)
-		s.known[dst] = s.cache.Len(dst)
+		s.rs.dropAbove(dst, -1) // the cache left dst empty, its state zero
 		return err
 	}
-	s.known[dst] = n
-	s.restore(src, dst, n, cur)
+	if n != cur {
+		s.restore(src, dst, n, cur) // the cache copied only a whole state
+	}
 	s.rs.dropAbove(dst, -1)
 	if s.hist != nil {
 		copy(s.hist[dst*s.opts.NCtx:dst*s.opts.NCtx+n], s.hist[src*s.opts.NCtx:])
@@ -278,9 +279,9 @@ func (s *session) Fork(src, dst, n int) error {
 }
 
 // validate checks the batch and reserves its cache room (engine.PlanBatch);
-// a sequence restored outside the session (stale) is refused.
+// a sequence restored into the cache is adopted.
 func (s *session) validate(b *engine.Batch) error {
-	return engine.PlanBatch("qwen35", b, s.cache, s.opts, s.m.hp.nVocab, s.nextPos, s.stale)
+	return engine.PlanBatch("qwen35", b, s.cache, s.opts, s.m.hp.nVocab, s.nextPos, s.adopt)
 }
 
 // Decode runs the batch through the network.
@@ -304,7 +305,6 @@ func (s *session) Decode(b *engine.Batch) error {
 	s.saveEndCheckpoints()
 	for seq, n := range s.nextPos {
 		s.cache.SetLen(seq, n)
-		s.known[seq] = n
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package qwen35_test
 
 import (
-	"bytes"
 	"errors"
 	"math"
 	"slices"
@@ -392,43 +391,5 @@ func decodeAllocatesNothing(t *testing.T, name string, rb qwen35.Rollback) {
 		if a := testing.AllocsPerRun(20, verify); a != 0 {
 			t.Errorf("%s: a warm verify batch with rollback allocates %v times", name, a)
 		}
-	}
-}
-
-// TestRestoredCacheIsRefused: a sequence whose attention rows were
-// replaced from a kvcache state file (slot restore, the server's
-// --cache-ram), which holds no recurrent state, is refused by Truncate
-// (ErrNoSnapshot, so callers fall back to Truncate(0)) and by Decode until
-// it is truncated to 0; then it decodes like a fresh run.
-func TestRestoredCacheIsRefused(t *testing.T) {
-	l := loadModel(t, denseF32)
-	toks := tokens(20, 31)
-	s := newSessionWith(t, l, engine.SessionOptions{}, qwen35.Options{CtxCheckpoints: 2})
-	decode(t, s, 0, toks[:10], 0)
-	var buf bytes.Buffer
-	if _, err := s.Cache().WriteState(&buf, 0, [32]byte{}, toks[:10]); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Truncate(0, 0); err != nil {
-		t.Fatal(err)
-	}
-	decode(t, s, 0, toks[10:16], 0) // other tokens: the recurrent state is theirs
-	if _, err := s.Cache().RestoreState(bytes.NewReader(buf.Bytes()), int64(buf.Len()), 0, [32]byte{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Truncate(0, 10); !errors.Is(err, qwen35.ErrNoSnapshot) {
-		t.Fatalf("truncate of a restored sequence: %v, want ErrNoSnapshot", err)
-	}
-	var b engine.Batch
-	b.Add(toks[10], 10, 0, true)
-	if err := s.Decode(&b); err == nil {
-		t.Fatal("decode on a restored sequence was accepted")
-	}
-	if err := s.Truncate(0, 0); err != nil {
-		t.Fatal(err)
-	}
-	decode(t, s, 0, toks[:11], 0)
-	if d := maxDiff(s.Logits(10), reference(t, l, toks[:11])); d != 0 {
-		t.Fatalf("after Truncate(0): logits differ from a fresh run by %g", d)
 	}
 }

@@ -5,7 +5,10 @@ package qwen35
 // Each sequence holds, for every DeltaNet layer, a conv window ((K-1) rows
 // of conv_dim inputs, oldest first, time-major as kernels.ConvSiLUStep
 // reads it) and the delta-rule state (hv heads of dv rows of dk, the
-// kernels.GatedDeltaStep layout). Unlike attention keys, that state cannot
+// kernels.GatedDeltaStep layout). That live state lives in the KV cache
+// (kvcache.Options.Recurrent, one block per sequence), so the cache's
+// state files save and restore it with the attention rows; the rollback
+// data below is the session's own. Unlike attention keys, that state cannot
 // be cut back: after a batch it has absorbed every token. Two strategies
 // make the lengths inside a multi-token Decode reachable again
 // (architectures.md §1.5), chosen per session by Options.Rollback:
@@ -47,6 +50,8 @@ package qwen35
 import (
 	"errors"
 	"fmt"
+
+	"github.com/waggle-llm/waggle/kvcache"
 )
 
 // Rollback selects how a session makes the lengths inside a multi-token
@@ -99,7 +104,10 @@ const DefaultDepth = 17
 // is unchanged; Truncate(seq, 0) always succeeds.
 var ErrNoSnapshot = errors.New("qwen35: no recurrent-state snapshot at that length")
 
-// recurrent holds the live state of every sequence and what rolls it back.
+// recurrent reaches the live state of every sequence, which the KV cache
+// holds (kvcache.Options.Recurrent: one block of seqSz floats per
+// sequence, saved and restored with the attention rows by the state
+// files), and holds what rolls it back.
 type recurrent struct {
 	mode   Rollback
 	nDelta int
@@ -111,7 +119,7 @@ type recurrent struct {
 	ssmSz  int // hv·dv·dk
 	seqSz  int // nDelta·(convSz+ssmSz): one sequence's whole state
 	depth  int
-	live   []float32 // NSeq × seqSz
+	cache  *kvcache.Cache // holds the live states
 
 	// Snapshots (RollbackSnapshots).
 	snaps   []float32 // NSeq × depth × seqSz
@@ -130,14 +138,25 @@ type recurrent struct {
 	ckptPos []int     // NSeq × nCkpt: the length a checkpoint holds, -1 if empty
 }
 
-func newRecurrent(hp *hparams, nDelta, nSeq, depth int, mode Rollback, nCkpt int) *recurrent {
+// recurrentSize is the float32 values of one sequence's live state: per
+// DeltaNet layer, the conv window then the delta-rule state (the
+// kvcache.Options.Recurrent of a session's cache).
+func recurrentSize(hp *hparams, nDelta int) int {
+	return nDelta * ((hp.convK-1)*hp.convDim + hp.hv*hp.dv*hp.dk)
+}
+
+// newRecurrent sets up the rollback storage of nSeq sequences whose live
+// states cache holds (its Options.Recurrent must be recurrentSize).
+func newRecurrent(hp *hparams, nDelta, nSeq, depth int, mode Rollback, nCkpt int, cache *kvcache.Cache) *recurrent {
 	r := &recurrent{
 		mode: mode, nDelta: nDelta, convK: hp.convK, convD: hp.convDim, hv: hp.hv,
 		kvSz: hp.hk*hp.dk + hp.hv*hp.dv, convSz: (hp.convK - 1) * hp.convDim, ssmSz: hp.hv * hp.dv * hp.dk,
-		depth: depth,
+		depth: depth, cache: cache,
 	}
-	r.seqSz = nDelta * (r.convSz + r.ssmSz)
-	r.live = make([]float32, nSeq*r.seqSz)
+	r.seqSz = recurrentSize(hp, nDelta)
+	if got := cache.Options().Recurrent; got != r.seqSz {
+		panic(fmt.Sprintf("qwen35: the cache holds %d recurrent values per sequence, the model needs %d", got, r.seqSz))
+	}
 	if mode == RollbackSnapshots {
 		r.snaps = make([]float32, nSeq*depth*r.seqSz)
 		r.snapPos = make([]int, nSeq*depth)
@@ -183,7 +202,7 @@ func (r *recurrent) block(seq, slot int) []float32 {
 	case slot == baseSlot:
 		return r.base[seq*r.seqSz : (seq+1)*r.seqSz]
 	case slot < 0:
-		return r.live[seq*r.seqSz : (seq+1)*r.seqSz]
+		return r.cache.Recurrent(seq)
 	}
 	off := (seq*r.depth + slot) * r.seqSz
 	return r.snaps[off : off+r.seqSz]
