@@ -37,8 +37,17 @@
 //
 // ExpandRows (expand.go) expands many rows at once for grouped-query
 // attention, bit-identical to DecodeRotated, with AVX-512 or AVX2 kernels
-// for all five types (expand_amd64.s); expand_test.go pins every level to
-// the Go reference bit for bit.
+// for all five types (expand_amd64.s) and NEON ones on arm64
+// (expand_arm64.s); expand_test.go pins every level to the Go reference
+// bit for bit.
+//
+// On arm64 the encode side also has NEON kernels, bit-identical to the Go
+// references (rotate_arm64_test.go, viterbi_arm64_test.go): the rotation
+// (rotate_arm64.s; RotateQuery, UnrotateOutput and every encoded group use
+// it) and the TCQ trellis search (viterbi_arm64.s). The one difference
+// allowed is which NaN payload a rotation keeps where two different NaNs
+// meet, which the encoded bytes never depend on. WAGGLE_KERNELS=generic or
+// the purego tag selects the Go code.
 //
 // # Decisions where the doc is [inferred] or silent
 //

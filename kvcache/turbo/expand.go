@@ -33,8 +33,9 @@ const (
 // does not allocate.
 //
 // On amd64 the rows go through AVX-512 (F, BW, VL) or AVX2 (+F16C)
-// assembly chosen once at start-up; WAGGLE_KERNELS=generic (or the purego
-// tag) selects the Go reference, WAGGLE_KERNELS=avx2 caps it at AVX2.
+// assembly chosen once at start-up, on arm64 through NEON;
+// WAGGLE_KERNELS=generic (or the purego tag) selects the Go reference,
+// WAGGLE_KERNELS=avx2 caps amd64 at AVX2.
 func (t Type) ExpandRows(dst []float32, src []byte, stride, n int) {
 	if n == 0 {
 		return

@@ -34,29 +34,25 @@ func fwht128(x *[BlockSize]float32) {
 }
 
 // rotateForward applies F = diag(s2)·H·diag(s1)/sqrt(128) to one group in
-// place: multiply by s1, butterflies, scale, multiply by s2 (BeeLlama's
-// order; the sign multiplies are exact).
-func rotateForward(x *[BlockSize]float32) {
-	for i := range x {
-		x[i] *= signs1[i]
-	}
-	fwht128(x)
-	for i := range x {
-		x[i] = x[i] * invSqrt128 * signs2[i]
-	}
-}
+// place (BeeLlama's order: multiply by s1, butterflies, scale, multiply by
+// s2; the sign multiplies are exact).
+func rotateForward(x *[BlockSize]float32) { rotate(x, &signs1, &signs2) }
 
 // rotateInverse applies F^T = diag(s1)·H·diag(s2)/sqrt(128), the same
 // pipeline with the sign vectors swapped. F is orthogonal (H·H = 128·I and
 // the signs square to one), so rotateInverse undoes rotateForward up to
 // float32 rounding (about 1e-7 relative per element).
-func rotateInverse(x *[BlockSize]float32) {
+func rotateInverse(x *[BlockSize]float32) { rotate(x, &signs2, &signs1) }
+
+// rotateGo is the reference of rotate (rotate_arm64.go, rotate_noasm.go):
+// x *= pre, butterflies, then x = x·invSqrt128·post, each product rounded.
+func rotateGo(x, pre, post *[BlockSize]float32) {
 	for i := range x {
-		x[i] *= signs2[i]
+		x[i] *= pre[i]
 	}
 	fwht128(x)
 	for i := range x {
-		x[i] = x[i] * invSqrt128 * signs1[i]
+		x[i] = x[i] * invSqrt128 * post[i]
 	}
 }
 

@@ -1,0 +1,301 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// Row expansion kernels for ExpandRows (semantics as Go in expand_arm64.go).
+// Each routine walks n rows of one block column. Per block it widens the
+// fp16 norm N to every lane (LD1R + FCVTL). The scalar kernels multiply the
+// level table by N (4, 8 or 16 products, decodeBlock's own), split the
+// products into byte planes P0..P3 (plane k = byte k of every product), and
+// then, per 16 values, unpack the 16 indices one per byte, look each plane
+// up with TBL and store the four planes interleaved with ST4, which puts
+// the bytes of each float32 back together in order. The TCQ kernels load
+// level pairs from a pair table. Offsets below are block byte offsets; every
+// load ends inside the block (noted where it is close).
+
+// Vector instructions the Go assembler lacks, WORD-encoded. Arguments are
+// vector register numbers; the mnemonic each one stands for is beside it.
+#define FMUL4S(m, n, d) WORD $(0x6E20DC00 | ((m)<<16) | ((n)<<5) | (d)) // fmul  Vd.4S, Vn.4S, Vm.4S
+#define FCVTL4S(n, d)   WORD $(0x0E217800 | ((n)<<5) | (d))             // fcvtl Vd.4S, Vn.4H
+
+// Register roles.
+#define DP R0   // &dst[r*w]: the row's 128 outputs
+#define SRC R1  // the row's block
+#define DS R2   // dst stride, bytes
+#define SS R3   // src stride, bytes
+#define NR R4   // rows left
+#define OUT R5  // output cursor in the row
+#define CB R6   // &tcq3Pairs[0] or &tcq2Pairs[0]
+#define WIN R7  // TCQ: 8-byte window of the stream
+#define IX R8   // TCQ: pair index
+#define QP R9   // scalar types: index byte cursor
+
+// Vector roles, scalar kernels: V0 N; V1-V4 levels; V5-V8 levels·N;
+// V9-V12 plane selectors; V13-V16 planes; V17 index mask; V19 the bit of
+// each lane in its sign byte (turbo3); V20-V23 output bytes; V24-V29 index
+// work; V30 index bytes; V31 sign bytes (turbo3); V3, V4, V7, V8 sign-byte
+// selectors (turbo3, which has only two level registers).
+
+// ARGS loads the arguments and returns at once when n <= 0.
+#define ARGS(done) \
+	MOVD dst+0(FP), DP;        \
+	MOVD src+8(FP), SRC;       \
+	MOVD dstStride+16(FP), DS; \
+	MOVD srcStride+24(FP), SS; \
+	MOVD n+32(FP), NR;         \
+	CMP  $0, NR;               \
+	BLE  done
+
+// NEXT advances to the next row and jumps to loop while rows are left.
+#define NEXT(loop) \
+	ADD  DS, DP;  \
+	ADD  SS, SRC; \
+	SUBS $1, NR;  \
+	BNE  loop
+
+// NORM sets every lane of V0 to the block's norm; OUT to the row start.
+#define NORM \
+	VLD1R (SRC), [V0.H8]; \
+	FCVTL4S(0, 0);        \
+	MOVD  DP, OUT
+
+// SELECTORS loads the plane selectors: lane i of plane k is byte 4i+k of
+// the level table (bytes from 16 up pick from a second table register).
+#define SELECTORS \
+	VMOVQ $0x1c1814100c080400, $0x3c3834302c282420, V9;  \
+	VMOVQ $0x1d1915110d090501, $0x3d3935312d292521, V10; \
+	VMOVQ $0x1e1a16120e0a0602, $0x3e3a36322e2a2622, V11; \
+	VMOVQ $0x1f1b17130f0b0703, $0x3f3b37332f2b2723, V12
+
+// PLANES1, 2 and 4 split the scaled levels (in 1, 2 or 4 registers from
+// V5 on) into V13..V16.
+#define PLANES1 \
+	VTBL V9.B16, [V5.B16], V13.B16;  \
+	VTBL V10.B16, [V5.B16], V14.B16; \
+	VTBL V11.B16, [V5.B16], V15.B16; \
+	VTBL V12.B16, [V5.B16], V16.B16
+
+#define PLANES2 \
+	VTBL V9.B16, [V5.B16, V6.B16], V13.B16;  \
+	VTBL V10.B16, [V5.B16, V6.B16], V14.B16; \
+	VTBL V11.B16, [V5.B16, V6.B16], V15.B16; \
+	VTBL V12.B16, [V5.B16, V6.B16], V16.B16
+
+#define PLANES4 \
+	VTBL V9.B16, [V5.B16, V6.B16, V7.B16, V8.B16], V13.B16;  \
+	VTBL V10.B16, [V5.B16, V6.B16, V7.B16, V8.B16], V14.B16; \
+	VTBL V11.B16, [V5.B16, V6.B16, V7.B16, V8.B16], V15.B16; \
+	VTBL V12.B16, [V5.B16, V6.B16, V7.B16, V8.B16], V16.B16
+
+// LOOKUP16(y) stores the 16 values whose indices are the bytes of y.
+#define LOOKUP16(y) \
+	VTBL   y, [V13.B16], V20.B16; \
+	VTBL   y, [V14.B16], V21.B16; \
+	VTBL   y, [V15.B16], V22.B16; \
+	VTBL   y, [V16.B16], V23.B16; \
+	VST4.P [V20.B16, V21.B16, V22.B16, V23.B16], 64(OUT)
+
+// UNPACK2 spreads the 64 2-bit indices in V30 (value 4i+s at byte i, bit
+// 2s) one per byte, in value order, over V26..V29 (V17 = 3 in every byte).
+#define UNPACK2 \
+	VAND  V17.B16, V30.B16, V24.B16; /* values 4i */                 \
+	VUSHR $2, V30.B16, V25.B16;                                      \
+	VAND  V17.B16, V25.B16, V25.B16; /* values 4i+1 */               \
+	VUSHR $4, V30.B16, V26.B16;                                      \
+	VAND  V17.B16, V26.B16, V26.B16; /* values 4i+2 */               \
+	VUSHR $6, V30.B16, V27.B16;      /* values 4i+3 */               \
+	VZIP1 V26.B16, V24.B16, V28.B16; /* values 0, 2, 4, ..., 30 */   \
+	VZIP1 V27.B16, V25.B16, V29.B16; /* values 1, 3, 5, ..., 31 */   \
+	VZIP2 V26.B16, V24.B16, V24.B16; /* values 32, 34, ..., 62 */    \
+	VZIP2 V27.B16, V25.B16, V25.B16; /* values 33, 35, ..., 63 */    \
+	VZIP1 V29.B16, V28.B16, V26.B16; /* values 0..15 */              \
+	VZIP2 V29.B16, V28.B16, V27.B16; /* values 16..31 */             \
+	VZIP1 V25.B16, V24.B16, V28.B16; /* values 32..47 */             \
+	VZIP2 V25.B16, V24.B16, V29.B16  /* values 48..63 */
+
+// func expandTurbo2NEON(dst *float32, src *byte, dstStride, srcStride, n int)
+TEXT ·expandTurbo2NEON(SB), NOSPLIT, $0-40
+	ARGS(expandTurbo2NEON_done)
+	MOVD  $·centroids2(SB), QP
+	VLD1  (QP), [V1.S4]
+	SELECTORS
+	VMOVI $3, V17.B16
+
+expandTurbo2NEON_loop:
+	NORM
+	FMUL4S(0, 1, 5)
+	PLANES1
+	ADD    $2, SRC, QP
+	VLD1.P 16(QP), [V30.B16] // values 0..63
+	UNPACK2
+	LOOKUP16(V26.B16)
+	LOOKUP16(V27.B16)
+	LOOKUP16(V28.B16)
+	LOOKUP16(V29.B16)
+	VLD1   (QP), [V30.B16]   // values 64..127: bytes 18..33 of 34
+	UNPACK2
+	LOOKUP16(V26.B16)
+	LOOKUP16(V27.B16)
+	LOOKUP16(V28.B16)
+	LOOKUP16(V29.B16)
+	NEXT(expandTurbo2NEON_loop)
+
+expandTurbo2NEON_done:
+	RET
+
+// SIGN16(sel, y) adds 7 to each index in y whose sign bit (in V31) is
+// set: lane j takes bit j%8 of the byte sel picks for it. The turbo3 planes
+// hold levels 0-3 at entries 0-3 and levels 4-7 at entries 7-10, so the
+// 0xff of CMTST shifted right by 5 is the whole merge.
+#define SIGN16(sel, y) \
+	VTBL   sel, [V31.B16], V24.B16;   /* the lane's sign byte */        \
+	VCMTST V19.B16, V24.B16, V24.B16; /* 0xff where its bit is set */   \
+	VUSRA  $5, V24.B16, y             /* y += 7 there */
+
+// T3_64 stores 64 values of turbo3: low bits from the 16 bytes at QP (then
+// advanced), sign bytes already in V31 (one per 8 values).
+#define T3_64 \
+	VLD1.P 16(QP), [V30.B16]; \
+	UNPACK2;                  \
+	SIGN16(V3.B16, V26.B16);  \
+	SIGN16(V4.B16, V27.B16);  \
+	SIGN16(V7.B16, V28.B16);  \
+	SIGN16(V8.B16, V29.B16);  \
+	LOOKUP16(V26.B16);        \
+	LOOKUP16(V27.B16);        \
+	LOOKUP16(V28.B16);        \
+	LOOKUP16(V29.B16)
+
+// func expandTurbo3NEON(dst *float32, src *byte, dstStride, srcStride, n int)
+TEXT ·expandTurbo3NEON(SB), NOSPLIT, $0-40
+	ARGS(expandTurbo3NEON_done)
+	MOVD  $·centroids3(SB), QP
+	VLD1  (QP), [V1.S4, V2.S4]
+	// Plane selectors: entries 0-3 and 7-10 pick levels 0-3 and 4-7.
+	VMOVQ $0x10ffffff0c080400, $0xffffffffff1c1814, V9
+	VMOVQ $0x11ffffff0d090501, $0xffffffffff1d1915, V10
+	VMOVQ $0x12ffffff0e0a0602, $0xffffffffff1e1a16, V11
+	VMOVQ $0x13ffffff0f0b0703, $0xffffffffff1f1b17, V12
+	VMOVI $3, V17.B16
+	VMOVQ $0x8040201008040201, $0x8040201008040201, V19
+	VMOVQ $0x0000000000000000, $0x0101010101010101, V3 // sign bytes 0, 1
+	VMOVQ $0x0202020202020202, $0x0303030303030303, V4 // 2, 3
+	VMOVQ $0x0404040404040404, $0x0505050505050505, V7 // 4, 5
+	VMOVQ $0x0606060606060606, $0x0707070707070707, V8 // 6, 7
+
+expandTurbo3NEON_loop:
+	NORM
+	FMUL4S(0, 1, 5)
+	FMUL4S(0, 2, 6)
+	PLANES2
+	ADD   $2, SRC, QP
+	FMOVD 34(SRC), F31 // signs of values 0..63
+	T3_64
+	FMOVD 42(SRC), F31 // signs of values 64..127: bytes 42..49 of 50
+	T3_64
+	NEXT(expandTurbo3NEON_loop)
+
+expandTurbo3NEON_done:
+	RET
+
+// T4_32 stores 32 values of turbo4 from the 16 bytes at QP (then advanced):
+// even values in the low nibbles, odd ones in the high (V17 = 15).
+#define T4_32 \
+	VLD1.P 16(QP), [V30.B16];         \
+	VAND   V17.B16, V30.B16, V24.B16; \
+	VUSHR  $4, V30.B16, V25.B16;      \
+	VZIP1  V25.B16, V24.B16, V26.B16; \
+	VZIP2  V25.B16, V24.B16, V27.B16; \
+	LOOKUP16(V26.B16);                \
+	LOOKUP16(V27.B16)
+
+// func expandTurbo4NEON(dst *float32, src *byte, dstStride, srcStride, n int)
+TEXT ·expandTurbo4NEON(SB), NOSPLIT, $0-40
+	ARGS(expandTurbo4NEON_done)
+	MOVD  $·centroids4(SB), QP
+	VLD1  (QP), [V1.S4, V2.S4, V3.S4, V4.S4]
+	SELECTORS
+	VMOVI $15, V17.B16
+
+expandTurbo4NEON_loop:
+	NORM
+	FMUL4S(0, 1, 5)
+	FMUL4S(0, 2, 6)
+	FMUL4S(0, 3, 7)
+	FMUL4S(0, 4, 8)
+	PLANES4
+	ADD $2, SRC, QP
+	T4_32
+	T4_32
+	T4_32
+	T4_32 // bytes 50..65 of 66
+	NEXT(expandTurbo4NEON_loop)
+
+expandTurbo4NEON_done:
+	RET
+
+// TCQ: entry x of the pair table holds the levels of the two states in the
+// (6+2k)-bit window x of the stream, so value pair p (states 2p, 2p+1) is
+// one 8-byte load at the window starting at stream bit 2k·p. Per 16 values
+// one 8-byte window WIN of the block is read and UBFX cuts out each pair's
+// index; two pairs are joined in one vector (INS) and multiplied by N.
+
+// QUAD(a, b, w, F, V, v) loads the pairs whose w-bit indices start at bits a
+// and b of WIN into V (named as F, V and number v) and scales them by N.
+#define QUAD(a, b, w, F, V, v) \
+	UBFX  $(a), WIN, $w, IX;  \
+	FMOVD (CB)(IX<<3), F;   \
+	UBFX  $(b), WIN, $w, IX;  \
+	FMOVD (CB)(IX<<3), F31; \
+	VMOV  V31.D[0], V.D[1]; \
+	FMUL4S(0, v, v)
+
+// Q16(win, s, d, w) stores 16 values: pairs start at bits s, s+d, ... of
+// the window at win.
+#define Q16(win, s, d, w) \
+	MOVD   win(SRC), WIN;                   \
+	QUAD(s, s+d, w, F1, V1, 1);             \
+	QUAD(s+2*d, s+3*d, w, F2, V2, 2);       \
+	QUAD(s+4*d, s+5*d, w, F3, V3, 3);       \
+	QUAD(s+6*d, s+7*d, w, F4, V4, 4);       \
+	VST1.P [V1.S4, V2.S4, V3.S4, V4.S4], 64(OUT)
+
+// func expandTCQ3NEON(dst *float32, src *byte, dstStride, srcStride, n int)
+TEXT ·expandTCQ3NEON(SB), NOSPLIT, $0-40
+	ARGS(expandTCQ3NEON_done)
+	MOVD $·tcq3Pairs(SB), CB
+
+expandTCQ3NEON_loop:
+	NORM
+	Q16(2, 0, 6, 12)  // pairs 0..7 at stream bits 0, 6, ..., 42
+	Q16(8, 0, 6, 12)
+	Q16(14, 0, 6, 12)
+	Q16(20, 0, 6, 12)
+	Q16(26, 0, 6, 12)
+	Q16(32, 0, 6, 12)
+	Q16(38, 0, 6, 12)
+	Q16(44, 0, 6, 12) // bytes 44..51 of 52
+	NEXT(expandTCQ3NEON_loop)
+
+expandTCQ3NEON_done:
+	RET
+
+// func expandTCQ2NEON(dst *float32, src *byte, dstStride, srcStride, n int)
+TEXT ·expandTCQ2NEON(SB), NOSPLIT, $0-40
+	ARGS(expandTCQ2NEON_done)
+	MOVD $·tcq2Pairs(SB), CB
+
+expandTCQ2NEON_loop:
+	NORM
+	Q16(2, 0, 4, 10)  // pairs 0..7 at stream bits 0, 4, ..., 28
+	Q16(6, 0, 4, 10)
+	Q16(10, 0, 4, 10)
+	Q16(14, 0, 4, 10)
+	Q16(18, 0, 4, 10)
+	Q16(22, 0, 4, 10)
+	Q16(26, 0, 4, 10)
+	Q16(28, 16, 4, 10) // the last window moved back 2 bytes: bytes 28..35 of 36
+	NEXT(expandTCQ2NEON_loop)
+
+expandTCQ2NEON_done:
+	RET

@@ -1,0 +1,6 @@
+//go:build purego || !arm64
+
+package turbo
+
+// Without assembly the rotation is the Go reference.
+func rotate(x, pre, post *[BlockSize]float32) { rotateGo(x, pre, post) }
