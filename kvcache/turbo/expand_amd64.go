@@ -123,21 +123,6 @@ func tcqShuffle(k, back int) (shuf [64]byte, shift [16]uint32) {
 	return shuf, shift
 }
 
-// tcq3Pairs and tcq2Pairs hold, for every (6+2k)-bit window x of a TCQ
-// stream, the codebook entries of the two states it contains: the low 6+k
-// bits and the high 6+k bits (32 KiB and 8 KiB; built at start-up).
-var (
-	tcq3Pairs = pairTable[[4096][2]float32](tcq3Codebook[:], 3)
-	tcq2Pairs = pairTable[[1024][2]float32](tcq2Codebook[:], 2)
-)
-
-func pairTable[P [4096][2]float32 | [1024][2]float32](cb []float32, k uint) (p P) {
-	for x := range len(p) {
-		p[x] = [2]float32{cb[x&(len(cb)-1)], cb[x>>k]}
-	}
-	return p
-}
-
 // expandColumn expands block column g (dst and src already offset to it) of
 // n >= 1 rows with the selected kernel; ExpandRows has checked the bounds.
 func expandColumn(t Type, dst []float32, w int, src []byte, stride, n int) {
