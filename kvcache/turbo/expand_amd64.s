@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "expand_amd64.h"
 
 // Row expansion kernels for ExpandRows (semantics as Go in expand_amd64.go).
 // Each routine walks n rows of one block column: it broadcasts the block's
@@ -13,16 +14,8 @@
 // loads of level pairs (see PAIR). Window offsets below are block byte offsets;
 // every window ends inside the block (noted where it is close).
 
-// Register roles.
-#define DP DI   // &dst[r*w]: the row's 128 outputs
-#define SRC SI  // the row's block
-#define DS R8   // dst stride, bytes
-#define SS R9   // src stride, bytes
-#define NR R10  // rows left
-#define CB R11  // &tcq3Pairs[0] or &tcq2Pairs[0]
 
 // AVX-512 register roles.
-#define ZN Z0   // N in every lane
 #define ZLV Z1  // levels, then outputs
 #define ZIX Z2  // indices or states
 #define ZHI Z3  // turbo3 sign bits
@@ -31,26 +24,8 @@
 #define ZSHB Z6 // shift counts (turbo3 sign bits)
 #define ZMSK Z7 // 3 in every lane (turbo3)
 
-// ARGS loads the common arguments; each routine then returns at once when
-// n <= 0.
-#define ARGS \
-	MOVQ dst+0(FP), DP;        \
-	MOVQ src+8(FP), SRC;       \
-	MOVQ dstStride+16(FP), DS; \
-	MOVQ srcStride+24(FP), SS; \
-	MOVQ n+32(FP), NR
 
-// NEXT advances to the next row and jumps to loop while rows are left.
-#define NEXT(loop) \
-	ADDQ DS, DP;  \
-	ADDQ SS, SRC; \
-	DECQ NR;      \
-	JNZ  loop
 
-// NORM16 broadcasts the block's fp16 norm to the 16 float32 lanes of ZN.
-#define NORM16 \
-	VPBROADCASTW (SRC), Y0; \
-	VCVTPH2PS    Y0, ZN
 
 // HALVES16 sets K1 = lanes 8..15, for merging a second window into them.
 #define HALVES16 \

@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "expand_amd64.h"
 
 // TCQ row expansion by vector state extraction and a gather from the
 // codebook itself (2 KiB for turbo3_tcq, 1 KiB for turbo2_tcq), AVX-512
@@ -11,34 +12,9 @@
 // table of the scalar kernel (expand_amd64.s) did not: at 16K context that
 // kernel took 60% of a decode step. Semantics as expandColumnGo.
 
-#define DP DI
-#define SRC SI
-#define DS R8
-#define SS R9
-#define NR R10
-#define CB R11
-
-#define ZN Z0
 #define ZSHUF Z4
 #define ZSHA Z5
 #define ZMASK Z6
-
-#define ARGS \
-	MOVQ dst+0(FP), DP;        \
-	MOVQ src+8(FP), SRC;       \
-	MOVQ dstStride+16(FP), DS; \
-	MOVQ srcStride+24(FP), SS; \
-	MOVQ n+32(FP), NR
-
-#define NEXT(loop) \
-	ADDQ DS, DP;  \
-	ADDQ SS, SRC; \
-	DECQ NR;      \
-	JNZ  loop
-
-#define NORM16 \
-	VPBROADCASTW (SRC), Y0; \
-	VCVTPH2PS    Y0, ZN
 
 // G16 stores 16 values at out(DP) whose states lie in the 8 bytes at
 // win(SRC), laid out as shuf/ZSHA describe; ix and lv are scratch.
