@@ -84,44 +84,14 @@ func expandTurbo3AVX2(dst *float32, src *byte, dstStride, srcStride, n int)
 //go:noescape
 func expandTurbo4AVX2(dst *float32, src *byte, dstStride, srcStride, n int)
 
-// The pair kernels (scalar loads of level pairs, expand_amd64.s) serve the
-// AVX2 level; AVX-512 uses the gather kernels below.
+// The TCQ kernels serve both levels (scalar loads of level pairs; the
+// gathers were slower, see expand_amd64.s).
 
 //go:noescape
 func expandTCQ2Pairs(dst *float32, src *byte, dstStride, srcStride, n int)
 
 //go:noescape
 func expandTCQ3Pairs(dst *float32, src *byte, dstStride, srcStride, n int)
-
-// expandTCQ3Gather and expandTCQ2Gather (expand_tcq_amd64.s): AVX-512
-// F/BW, the states cut out sixteen at a time and the levels gathered from
-// the codebook.
-
-//go:noescape
-func expandTCQ3Gather(dst *float32, src *byte, dstStride, srcStride, n int)
-
-//go:noescape
-func expandTCQ2Gather(dst *float32, src *byte, dstStride, srcStride, n int)
-
-// VPSHUFB controls and VPSRLVD counts of the gather kernels: dword j of a
-// 16-value chunk gets the two stream bytes holding bits k·j … k·j+8k-… of
-// its state (bytes b, b+1 of the broadcast 8-byte window, b = k·j/8) and
-// is shifted right by k·j mod 8. tcqShuf2Last reads the last turbo2_tcq
-// chunk from a window 3 bytes earlier, which ends inside the block.
-var (
-	tcqShuf3, tcqShift3 = tcqShuffle(3, 0)
-	tcqShuf2, tcqShift2 = tcqShuffle(2, 0)
-	tcqShuf2Last, _     = tcqShuffle(2, 3)
-)
-
-func tcqShuffle(k, back int) (shuf [64]byte, shift [16]uint32) {
-	for j := range 16 {
-		b := k*j/8 + back
-		shuf[4*j], shuf[4*j+1], shuf[4*j+2], shuf[4*j+3] = byte(b), byte(b+1), 0x80, 0x80
-		shift[j] = uint32(k * j % 8)
-	}
-	return shuf, shift
-}
 
 // expandColumn expands block column g (dst and src already offset to it) of
 // n >= 1 rows with the selected kernel; ExpandRows has checked the bounds.
@@ -141,9 +111,9 @@ func expandColumn(t Type, dst []float32, w int, src []byte, stride, n int) {
 		case Turbo4:
 			expandTurbo4AVX512(d, s, ds, stride, n)
 		case Turbo2TCQ:
-			expandTCQ2Gather(d, s, ds, stride, n)
+			expandTCQ2Pairs(d, s, ds, stride, n)
 		case Turbo3TCQ:
-			expandTCQ3Gather(d, s, ds, stride, n)
+			expandTCQ3Pairs(d, s, ds, stride, n)
 		}
 		return
 	}

@@ -1,7 +1,6 @@
 //go:build !purego
 
 #include "textflag.h"
-#include "expand_amd64.h"
 
 // Row expansion kernels for ExpandRows (semantics as Go in expand_amd64.go).
 // Each routine walks n rows of one block column: it broadcasts the block's
@@ -14,6 +13,35 @@
 // loads of level pairs (see PAIR). Window offsets below are block byte offsets;
 // every window ends inside the block (noted where it is close).
 
+// Register roles.
+#define DP DI   // &dst[r*w]: the row's 128 outputs
+#define SRC SI  // the row's block
+#define DS R8   // dst stride, bytes
+#define SS R9   // src stride, bytes
+#define NR R10  // rows left
+#define CB R11  // &tcq3Pairs[0] or &tcq2Pairs[0]
+#define ZN Z0   // N in every lane
+
+// ARGS loads the common arguments; each routine then returns at once when
+// n <= 0.
+#define ARGS \
+	MOVQ dst+0(FP), DP;        \
+	MOVQ src+8(FP), SRC;       \
+	MOVQ dstStride+16(FP), DS; \
+	MOVQ srcStride+24(FP), SS; \
+	MOVQ n+32(FP), NR
+
+// NEXT advances to the next row and jumps to loop while rows are left.
+#define NEXT(loop) \
+	ADDQ DS, DP;  \
+	ADDQ SS, SRC; \
+	DECQ NR;      \
+	JNZ  loop
+
+// NORM16 broadcasts the block's fp16 norm to the 16 float32 lanes of ZN.
+#define NORM16 \
+	VPBROADCASTW (SRC), Y0; \
+	VCVTPH2PS    Y0, ZN
 
 // AVX-512 register roles.
 #define ZLV Z1  // levels, then outputs
@@ -307,10 +335,12 @@ expandTurbo4AVX2_done:
 // entries of states 2p and 2p+1 (state 2p+1 is the window's top 6+k bits),
 // so one 8-byte load fetches two levels. The loads are scalar: on the Zen 4
 // this was measured on, VGATHERDPS and VPGATHERDQ over the pair table were
-// 1.6-2.3x slower per block with the table in L1. Under a real 16K context
-// the 32 KiB turbo3_tcq table is evicted by the streaming rows, so AVX-512
-// gathers from the 2 KiB codebook instead (expand_tcq_amd64.s); these
-// kernels serve the AVX2 level. Per 4 pairs one 4-byte window is read;
+// 1.6-2.3x slower per block. A gather from the 2 KiB codebook itself
+// (states cut out 16 at a time by VPSHUFB + VPSRLVD) was also tried, with
+// 64-row chunks of 8 interleaved heads at 16K rows like the engine's:
+// 2.0-2.2 G values/s against these kernels' 4.2 on an idle machine (it
+// only looked faster under heavy contention, when time slicing evicts the
+// 32 KiB pair table from L1). Per 4 pairs one 4-byte window is read;
 // RORX (BMI2) + AND cut out each pair's index.
 
 // PAIR stores values 2p, 2p+1 (scaled by N in X0) from the pair whose index
