@@ -93,6 +93,15 @@ func expandTCQ2Pairs(dst *float32, src *byte, dstStride, srcStride, n int)
 //go:noescape
 func expandTCQ3Pairs(dst *float32, src *byte, dstStride, srcStride, n int)
 
+// expandTCQ2Pairs16 and expandTCQ3Pairs16 are the AVX-512 forms: the same
+// pair loads, 16 values assembled per ZMM, one multiply and store each.
+
+//go:noescape
+func expandTCQ2Pairs16(dst *float32, src *byte, dstStride, srcStride, n int)
+
+//go:noescape
+func expandTCQ3Pairs16(dst *float32, src *byte, dstStride, srcStride, n int)
+
 // expandColumn expands block column g (dst and src already offset to it) of
 // n >= 1 rows with the selected kernel; ExpandRows has checked the bounds.
 func expandColumn(t Type, dst []float32, w int, src []byte, stride, n int) {
@@ -111,9 +120,9 @@ func expandColumn(t Type, dst []float32, w int, src []byte, stride, n int) {
 		case Turbo4:
 			expandTurbo4AVX512(d, s, ds, stride, n)
 		case Turbo2TCQ:
-			expandTCQ2Pairs(d, s, ds, stride, n)
+			expandTCQ2Pairs16(d, s, ds, stride, n)
 		case Turbo3TCQ:
-			expandTCQ3Pairs(d, s, ds, stride, n)
+			expandTCQ3Pairs16(d, s, ds, stride, n)
 		}
 		return
 	}

@@ -431,3 +431,91 @@ expandTCQ2Pairs_loop:
 expandTCQ2Pairs_done:
 	VZEROUPPER
 	RET
+
+// The AVX-512 TCQ kernels load the same level pairs but assemble 16 values
+// in a register (two pairs per XMM by VMOVQ + VPINSRQ, XMMs into a YMM, YMMs
+// into a ZMM), so each 16 values take one multiply by N and one 64-byte
+// store instead of eight of each.
+
+// P4 puts values 8q..8q+7 (four pairs whose (6+2k)-bit indices start at
+// bits 0, s1, s2, s3 of the 4-byte window at win) into ylo, using xlo and
+// xhi (xlo is ylo's low half).
+#define P4(win, s1, s2, s3, mask, xlo, xhi, ylo) \
+	MOVL        win(SRC), AX;              \
+	MOVL        AX, BX;                    \
+	ANDL        mask, BX;                  \
+	RORXL       $s1, AX, CX;               \
+	ANDL        mask, CX;                  \
+	RORXL       $s2, AX, DX;               \
+	ANDL        mask, DX;                  \
+	RORXL       $s3, AX, R12;              \
+	ANDL        mask, R12;                 \
+	VMOVQ       (CB)(BX*8), xlo;           \
+	VPINSRQ     $1, (CB)(CX*8), xlo, xlo;  \
+	VMOVQ       (CB)(DX*8), xhi;           \
+	VPINSRQ     $1, (CB)(R12*8), xhi, xhi; \
+	VINSERTI128 $1, xhi, ylo, ylo
+
+// Q3_16 stores values 16i..16i+15 of turbo3_tcq from the windows at
+// 2+6i and 5+6i.
+#define Q3_16(w0, w1, out) \
+	P4(w0, 6, 12, 18, $4095, X1, X2, Y1); \
+	P4(w1, 6, 12, 18, $4095, X3, X4, Y3); \
+	VINSERTI64X4 $1, Y3, Z1, Z1;          \
+	VMULPS       ZN, Z1, Z1;              \
+	VMOVUPS      Z1, out(DP)
+
+// func expandTCQ3Pairs16(dst *float32, src *byte, dstStride, srcStride, n int)
+TEXT ·expandTCQ3Pairs16(SB), NOSPLIT, $0-40
+	ARGS
+	TESTQ NR, NR
+	JLE   expandTCQ3Pairs16_done
+	LEAQ  ·tcq3Pairs(SB), CB
+
+expandTCQ3Pairs16_loop:
+	NORM16
+	Q3_16(2, 5, 0)
+	Q3_16(8, 11, 64)
+	Q3_16(14, 17, 128)
+	Q3_16(20, 23, 192)
+	Q3_16(26, 29, 256)
+	Q3_16(32, 35, 320)
+	Q3_16(38, 41, 384)
+	Q3_16(44, 47, 448) // bytes 47..50 of 52
+	NEXT(expandTCQ3Pairs16_loop)
+
+expandTCQ3Pairs16_done:
+	VZEROUPPER
+	RET
+
+// Q2_16 stores values 16i..16i+15 of turbo2_tcq from the windows at
+// 2+4i and 4+4i.
+#define Q2_16(w0, w1, out) \
+	P4(w0, 4, 8, 12, $1023, X1, X2, Y1); \
+	P4(w1, 4, 8, 12, $1023, X3, X4, Y3); \
+	VINSERTI64X4 $1, Y3, Z1, Z1;         \
+	VMULPS       ZN, Z1, Z1;             \
+	VMOVUPS      Z1, out(DP)
+
+// func expandTCQ2Pairs16(dst *float32, src *byte, dstStride, srcStride, n int)
+TEXT ·expandTCQ2Pairs16(SB), NOSPLIT, $0-40
+	ARGS
+	TESTQ NR, NR
+	JLE   expandTCQ2Pairs16_done
+	LEAQ  ·tcq2Pairs(SB), CB
+
+expandTCQ2Pairs16_loop:
+	NORM16
+	Q2_16(2, 4, 0)
+	Q2_16(6, 8, 64)
+	Q2_16(10, 12, 128)
+	Q2_16(14, 16, 192)
+	Q2_16(18, 20, 256)
+	Q2_16(22, 24, 320)
+	Q2_16(26, 28, 384)
+	Q2_16(30, 32, 448) // bytes 32..35 of 36
+	NEXT(expandTCQ2Pairs16_loop)
+
+expandTCQ2Pairs16_done:
+	VZEROUPPER
+	RET
