@@ -99,6 +99,7 @@ func (a *attendTask) groupScores(w *attnWorker, heads, q []float32, n, g int) {
 		keys := a.c.KeyCells(a.layer, sp.Cell, sp.N)
 		for off := 0; off < sp.N; off += attnChunk {
 			m := min(attnChunk, sp.N-off)
+			prefetchNext(keys, off, sp.N, a.kRow, a.kHead, g)
 			k := keys[off*a.kRow+g*a.kHead:]
 			for j := range a.group {
 				dst := heads[j*n+sp.Pos+off : j*n+sp.Pos+off+m]
@@ -121,6 +122,7 @@ func (a *attendTask) turboGroupScores(w *attnWorker, heads, q []float32, n, g in
 		keys := a.c.KeyCells(a.layer, sp.Cell, sp.N)
 		for off := 0; off < sp.N; off += attnChunk {
 			m := min(attnChunk, sp.N-off)
+			prefetchNext(keys, off, sp.N, a.kRow, a.kHead, g)
 			rows := gs.krows[:m*kPad]
 			tt.ExpandRows(rows, keys[off*a.kRow+g*a.kHead:], a.kRow, m)
 			for j := range a.group {
@@ -146,6 +148,7 @@ func (a *attendTask) groupValues(w *attnWorker, out, heads []float32, n, g int) 
 		values := a.c.ValueCells(a.layer, sp.Cell, sp.N)
 		for off := 0; off < sp.N; off += attnChunk {
 			m := min(attnChunk, sp.N-off)
+			prefetchNext(values, off, sp.N, a.vRow, a.vHead, g)
 			a.expandValues(gs.vrows[vPad:(m+1)*vPad], values, off, m, g, vPad)
 			for j := range a.group {
 				p := heads[j*n+sp.Pos+off : j*n+sp.Pos+off+m]
@@ -172,6 +175,18 @@ func (a *attendTask) expandValues(rows []float32, values []byte, off, m, g, vPad
 		return
 	}
 	kernels.DequantizeRows(a.vt, rows[:m*vPad], values[off*a.vRow+g*a.vHead:], a.vRow, vPad, m)
+}
+
+// prefetchNext hints the memory of KV head g's rows in the chunk after the
+// one at off (of a span of n rows, row bytes apart, head bytes per head):
+// at long context those rows come from memory, a stride of a whole row
+// apart, and the hint overlaps their loads with this chunk's work.
+func prefetchNext(cells []byte, off, n, row, head, g int) {
+	next := off + attnChunk
+	if next >= n {
+		return
+	}
+	kernels.PrefetchRows(cells[next*row+g*head:], row, head, min(attnChunk, n-next))
 }
 
 // continueGroup adds Σ_r p_r·row_r over the m expanded rows behind the

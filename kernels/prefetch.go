@@ -1,0 +1,22 @@
+package kernels
+
+// PrefetchRows asks the CPU to start loading the first rowBytes bytes of n
+// rows of p that start stride bytes apart (one cache line of 64 bytes at a
+// time), into all cache levels, and returns at once. It is a hint: no
+// result changes, and bounds are clamped to p rather than checked, so a
+// caller may pass the next chunk of a walk even past its end.
+//
+// Attention at long context reads one KV head of every cached position: a
+// few hundred bytes at a stride of a whole row, from memory. The hardware
+// prefetchers follow such a walk only slowly (each row is a new 4 KiB page
+// every few rows with base pages, and the stride is not a stream), so the
+// loads of a chunk wait on memory one after another; prefetching the next
+// chunk while the current one is computed overlaps them.
+func PrefetchRows(p []byte, stride, rowBytes, n int) {
+	if stride <= 0 || rowBytes <= 0 || n <= 0 || len(p) == 0 {
+		return
+	}
+	n = min(n, (len(p)-1)/stride+1)
+	rowBytes = min(rowBytes, stride)
+	prefetchRowsImpl(p, stride, rowBytes, n)
+}

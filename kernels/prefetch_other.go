@@ -1,0 +1,7 @@
+//go:build purego || !amd64
+
+package kernels
+
+// prefetchRowsImpl is a no-op where there is no prefetch kernel: the hint
+// changes nothing but speed.
+func prefetchRowsImpl(p []byte, stride, rowBytes, n int) {}
