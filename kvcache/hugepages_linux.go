@@ -9,8 +9,8 @@ import (
 // with 4 KiB base pages.
 const hugePageSize = 2 << 20
 
-// alloc returns n zero bytes for cache cells. Buffers of several huge pages
-// are advised into transparent huge pages (MADV_HUGEPAGE, which this
+// alloc returns n zero bytes for cache cells. Buffers of two huge pages or
+// more are advised into transparent huge pages (MADV_HUGEPAGE, which this
 // kernel's default "madvise" THP mode requires) before they are first
 // touched: attention reads one KV head of every position, a few hundred
 // bytes per position at a stride of a whole row, so with 4 KiB pages a 16K
@@ -20,7 +20,7 @@ const hugePageSize = 2 << 20
 // but the page size.
 func alloc(n int) []byte {
 	b := make([]byte, n)
-	if n < 4*hugePageSize {
+	if n < 2*hugePageSize {
 		return b
 	}
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
