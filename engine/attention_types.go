@@ -28,8 +28,10 @@ import (
 //     what llama.cpp computes with flash attention, which it requires for
 //     a quantized V cache, up to summation order.
 //   - turbo types: keys expanded in the rotated domain (level·N, one
-//     rounding) and dotted with the rotated query (RotateQuery); values
-//     summed in the rotated domain and un-rotated once per head.
+//     rounding) and dotted with the rotated query (RotateQuery) — for the
+//     TCQ types with one block per head on AVX-512, fused (ScoreRows4:
+//     four query heads per pass over a key's blocks, no scratch rows);
+//     values summed in the rotated domain and un-rotated once per head.
 
 // groupScratch is one worker's scratch for one (token, KV head).
 type groupScratch struct {
@@ -53,7 +55,7 @@ func newGroupScratch(nCtx, headDim, group int, typeK, typeV kvcache.Type) groupS
 	return groupScratch{
 		scores: make([]float32, group*nCtx),
 		qconv:  make([]byte, group*typeK.DType().VecDotType().RowBytes(headDim)),
-		qrot:   make([]float32, group*kPad),
+		qrot:   make([]float32, (group+3)/4*4*kPad), // whole fours of queries for ScoreRows4 (the padding stays 0)
 		krows:  make([]float32, attnChunk*kPad),
 		vrows:  make([]float32, (attnChunk+1)*vPad),
 		acc:    make([]float32, group*vPad),
@@ -110,7 +112,9 @@ func (a *attendTask) groupScores(w *attnWorker, heads, q []float32, n, g int) {
 }
 
 // turboGroupScores scores every cached key of KV head g against the
-// group's rotated query heads, expanding each key once.
+// group's rotated query heads: fused from the blocks, four query heads at a
+// time, where the type has a fused kernel (TCQ on AVX-512, one block per
+// head), else expanding each key once into the chunk scratch.
 func (a *attendTask) turboGroupScores(w *attnWorker, heads, q []float32, n, g int) {
 	hd, gs, tt := a.headDim, &w.group, a.kType.Turbo()
 	kPad := turbo.PaddedLen(hd)
@@ -118,13 +122,21 @@ func (a *attendTask) turboGroupScores(w *attnWorker, heads, q []float32, n, g in
 		h := g*a.group + j
 		turbo.RotateQuery(gs.qrot[j*kPad:(j+1)*kPad], q[h*hd:(h+1)*hd])
 	}
+	fused := kPad == turbo.BlockSize && tt.FusedScores()
 	for _, sp := range w.spans {
 		keys := a.c.KeyCells(a.layer, sp.Cell, sp.N)
 		for off := 0; off < sp.N; off += attnChunk {
 			m := min(attnChunk, sp.N-off)
 			prefetchNext(keys, off, sp.N, a.kRow, a.kHead, g)
+			k := keys[off*a.kRow+g*a.kHead:]
+			if fused {
+				for j := 0; j < a.group; j += 4 {
+					tt.ScoreRows4(heads[j*n+sp.Pos+off:], n, gs.qrot[j*kPad:(j+4)*kPad], min(4, a.group-j), k, a.kRow, m)
+				}
+				continue
+			}
 			rows := gs.krows[:m*kPad]
-			tt.ExpandRows(rows, keys[off*a.kRow+g*a.kHead:], a.kRow, m)
+			tt.ExpandRows(rows, k, a.kRow, m)
 			for j := range a.group {
 				dst := heads[j*n+sp.Pos+off : j*n+sp.Pos+off+m]
 				kernels.AttnScores(kernels.F32, dst, f32Bytes(rows), 4*kPad, f32Bytes(gs.qrot[j*kPad:(j+1)*kPad]), kPad)

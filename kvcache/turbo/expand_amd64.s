@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "tcqpairs_amd64.h"
 
 // Row expansion kernels for ExpandRows (semantics as Go in expand_amd64.go).
 // Each routine walks n rows of one block column: it broadcasts the block's
@@ -437,24 +438,7 @@ expandTCQ2Pairs_done:
 // into a ZMM), so each 16 values take one multiply by N and one 64-byte
 // store instead of eight of each.
 
-// P4 puts values 8q..8q+7 (four pairs whose (6+2k)-bit indices start at
-// bits 0, s1, s2, s3 of the 4-byte window at win) into ylo, using xlo and
-// xhi (xlo is ylo's low half).
-#define P4(win, s1, s2, s3, mask, xlo, xhi, ylo) \
-	MOVL        win(SRC), AX;              \
-	MOVL        AX, BX;                    \
-	ANDL        mask, BX;                  \
-	RORXL       $s1, AX, CX;               \
-	ANDL        mask, CX;                  \
-	RORXL       $s2, AX, DX;               \
-	ANDL        mask, DX;                  \
-	RORXL       $s3, AX, R12;              \
-	ANDL        mask, R12;                 \
-	VMOVQ       (CB)(BX*8), xlo;           \
-	VPINSRQ     $1, (CB)(CX*8), xlo, xlo;  \
-	VMOVQ       (CB)(DX*8), xhi;           \
-	VPINSRQ     $1, (CB)(R12*8), xhi, xhi; \
-	VINSERTI128 $1, xhi, ylo, ylo
+// P4 (tcqpairs_amd64.h) puts values 8q..8q+7 of a TCQ block into a YMM.
 
 // Q3_16 stores values 16i..16i+15 of turbo3_tcq from the windows at
 // 2+6i and 5+6i.
