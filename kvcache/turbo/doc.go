@@ -39,7 +39,11 @@
 // attention, bit-identical to DecodeRotated, with AVX-512 or AVX2 kernels
 // for all five types (expand_amd64.s) and NEON ones on arm64
 // (expand_arm64.s); expand_test.go pins every level to the Go reference
-// bit for bit.
+// bit for bit. ScoreRows4 (score.go) scores four query heads against each
+// key straight from its block, with AVX-512 kernels for the TCQ types
+// (score_amd64.s), within tolScore of decode-then-dot; attention uses it
+// for one-block heads, where the scratch rows of ExpandRows would evict
+// the TCQ level-pair table from L1.
 //
 // On arm64 the encode side also has NEON kernels, bit-identical to the Go
 // references (rotate_arm64_test.go, viterbi_arm64_test.go): the rotation
