@@ -11,6 +11,12 @@ import "fmt"
 // in registers. Where it has no kernel (other types, CPUs without AVX-512,
 // WAGGLE_KERNELS below avx512) FusedScores reports false and callers keep
 // the expanding path; ScoreRows4 still works there, through the reference.
+//
+// Values have no fused kernel: accumulating four heads' sums straight from
+// the blocks (accumulators in L1, a load, fused multiply-add and store per
+// 16 values and head) measured 15.8-17.6 ms per layer and token at 16K
+// against 11.9-12.1 for expanding a chunk and summing with the float32
+// kernel (turbo3_tcq, 1B shape, thread CPU time).
 
 // FusedScores reports whether ScoreRows4 runs a fused kernel for t here.
 func (t Type) FusedScores() bool { return fusedScores(t) }
