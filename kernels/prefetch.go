@@ -3,7 +3,8 @@ package kernels
 // PrefetchRows asks the CPU to start loading the first rowBytes bytes of n
 // rows of p that start stride bytes apart (one cache line of 64 bytes at a
 // time), into all cache levels, and returns at once. It is a hint: no
-// result changes, and bounds are clamped to p rather than checked, so a
+// result changes (PREFETCHT0 on amd64, PRFM PLDL1KEEP on arm64, nothing
+// elsewhere), and bounds are clamped to p rather than checked, so a
 // caller may pass the next chunk of a walk even past its end.
 //
 // Attention at long context reads one KV head of every cached position: a

@@ -1,7 +1,8 @@
-//go:build purego || !amd64
+//go:build purego || !(amd64 || arm64)
 
 package kernels
 
-// prefetchRowsImpl is a no-op where there is no prefetch kernel: the hint
+// prefetchRowsImpl is a no-op where there is no prefetch kernel (purego,
+// other architectures): the hint
 // changes nothing but speed.
 func prefetchRowsImpl(p []byte, stride, rowBytes, n int) {}
