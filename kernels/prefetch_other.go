@@ -3,6 +3,5 @@
 package kernels
 
 // prefetchRowsImpl is a no-op where there is no prefetch kernel (purego,
-// other architectures): the hint
-// changes nothing but speed.
+// other architectures): the hint changes nothing but speed.
 func prefetchRowsImpl(p []byte, stride, rowBytes, n int) {}
