@@ -41,9 +41,22 @@ func deltaDotsAVX2(out, rows, x *float32, m, n int)
 //go:noescape
 func deltaAxpysAVX2(y, rows, w *float32, m, n int)
 
+// gatedDeltaAVX512 is gatedDeltaAVX2 in 16 lanes, dk a multiple of 16;
+// within tolDeltaStep, identical for its two entry points.
+//
+//go:noescape
+func gatedDeltaAVX512(s, q, k, v, out *float32, dk, dv int, decay, beta float32)
+
 func gatedDeltaArch(s, q, k, v, out *float32, dk, dv int, decay, beta float32) {
+	if deltaStep512 && dk%16 == 0 && activeName == "avx512" {
+		gatedDeltaAVX512(s, q, k, v, out, dk, dv, decay, beta)
+		return
+	}
 	gatedDeltaAVX2(s, q, k, v, out, dk, dv, decay, beta)
 }
+
+// deltaStep512 enables gatedDeltaAVX512 under the avx512 implementation.
+var deltaStep512 = true
 
 func convTapsArch(out, state, x, w *float32, n, kTaps int) { convTapsAVX2(out, state, x, w, n, kTaps) }
 

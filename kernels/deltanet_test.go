@@ -361,27 +361,6 @@ func TestDeltaNetKernelPanics(t *testing.T) {
 	}
 }
 
-func BenchmarkGatedDelta(b *testing.B) {
-	for _, d := range []int{32, 128} {
-		in := newDeltaInputs(newRand(88), d, d, DeltaChunkSize, -0.5)
-		st, out := append([]float32(nil), in.s0...), make([]float32, in.n*in.dv)
-		b.Run(fmt.Sprintf("step/generic/%d", d), func(b *testing.B) {
-			b.SetBytes(int64(4 * d * d))
-			for i := 0; b.Loop(); i++ {
-				t := i % in.n
-				GatedDeltaStep(st, in.q[t*d:(t+1)*d], in.k[t*d:(t+1)*d], in.v[t*d:(t+1)*d], out[t*d:(t+1)*d], in.decay[t], in.beta[t])
-			}
-		})
-		scratch := make([]float32, DeltaChunkScratchLen(d))
-		b.Run(fmt.Sprintf("chunk/generic/%d", d), func(b *testing.B) {
-			b.SetBytes(int64(4 * d * d * in.n)) // per chunk: the state work of n tokens
-			for b.Loop() {
-				GatedDeltaChunk(st, in.q, in.k, in.v, out, in.g, in.beta, in.n, scratch)
-			}
-		})
-	}
-}
-
 // TestGatedDeltaUpdateEqualsStep: the state-only update leaves exactly the
 // state GatedDeltaStep leaves (the speculative replay depends on equality),
 // over head shapes around unroll widths and 40 tokens of decay and beta.
