@@ -75,10 +75,11 @@ const DeltaChunkSize = 64
 //	}
 //
 // Products are rounded to float32 before each addition, sums run in index
-// order in float32 (as ggml's scalar path rounds per step); the AVX2 path
-// (deltanet_amd64.s, dk a multiple of 8, any assembly implementation
-// selected) fuses the products and sums in eight lanes, within
-// tolDeltaStep. q is expected already L2-normalised and scaled by
+// order in float32 (as ggml's scalar path rounds per step). The assembly
+// paths (dk a multiple of 8 under any assembly implementation: AVX2 in
+// deltanet_amd64.s, 16-lane AVX-512 under avx512 when dk is a multiple of
+// 16, NEON in deltanet_arm64.s) keep the rounded products and only sum
+// them in lanes, within tolDeltaStep. q is expected already L2-normalised and scaled by
 // 1/sqrt(dk), k L2-normalised.
 //
 // Preconditions (panics otherwise): len(q) == len(k) == dk > 0,
@@ -163,6 +164,9 @@ func gatedDeltaUpdateGeneric(s, k, v []float32, decay, beta float32) {
 // oldest row and appends x. The weights are tap-major (w[j*C+c], the
 // transpose of the GGUF's ssm_conv1d {K, C}), so every tap is one
 // contiguous vector across channels, the shape an AVX2/NEON loop wants.
+// Under an assembly implementation, with C a multiple of 8, the taps run
+// in assembly bit for bit as here and SiLU runs through the selected
+// SwiGLU kernel (polynomial exp, within tolDeltaElementwise).
 //
 // Preconditions (panics otherwise): K >= 1, len(out) == len(x) == C > 0,
 // len(w) == K*C, len(state) == (K-1)*C. out must not alias x or state.
