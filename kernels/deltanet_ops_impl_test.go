@@ -81,12 +81,16 @@ func TestDeltaDotsAxpysImpls(t *testing.T) {
 // boundaries, and guard bands around the state and the outputs.
 func TestGatedDeltaChunkImpls(t *testing.T) {
 	r := newRand(102)
-	for _, name := range Impls() {
-		withImpl(t, name, func() {
-			for _, sh := range []struct{ dk, dv int }{{8, 8}, {12, 20}, {16, 72}, {64, 48}, {128, 128}} {
-				for _, n := range []int{1, 9, DeltaChunkSize, DeltaChunkSize + 3} {
-					for _, gMin := range []float64{0, -0.3, -20} {
-						in := newDeltaInputs(r, sh.dk, sh.dv, n, gMin)
+	for _, sh := range []struct{ dk, dv int }{{8, 8}, {12, 20}, {16, 72}, {64, 48}, {128, 128}} {
+		for _, n := range []int{1, 9, DeltaChunkSize, DeltaChunkSize + 3} {
+			for _, gMin := range []float64{0, -0.3, -20} {
+				in := newDeltaInputs(r, sh.dk, sh.dv, n, gMin)
+				var refOut, refSt []float32
+				withImpl(t, "generic", func() { refOut, refSt = runSteps(in) })
+				wantOut, wantSt, _, scale := deltaRef64(in)
+				terms := chunkTerms(in)
+				for _, name := range Impls() {
+					withImpl(t, name, func() {
 						st, stOK := guarded(sh.dk*sh.dv, n%2)
 						copy(st, in.s0)
 						out, outOK := guarded(n*sh.dv, 1-n%2)
@@ -95,10 +99,6 @@ func TestGatedDeltaChunkImpls(t *testing.T) {
 						if !stOK() || !outOK() {
 							t.Fatalf("%s: wrote outside its slices", what)
 						}
-						var refOut, refSt []float32
-						withImpl(t, "generic", func() { refOut, refSt = runSteps(in) })
-						wantOut, wantSt, _, scale := deltaRef64(in)
-						terms := chunkTerms(in)
 						if e := normErr(out, refOut, terms); e > tolDeltaChunk {
 							t.Errorf("%s: output differs from per-token by %.3g", what, e)
 						}
@@ -108,10 +108,10 @@ func TestGatedDeltaChunkImpls(t *testing.T) {
 						if e := max(normErr(out, wantOut, terms), normErr(st, wantSt, []float64{scale})); e > tolDeltaChunk {
 							t.Errorf("%s: differs from float64 by %.3g", what, e)
 						}
-					}
+					})
 				}
 			}
-		})
+		}
 	}
 }
 

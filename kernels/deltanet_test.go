@@ -95,7 +95,7 @@ func chunkTerms(in *deltaInputs) []float64 {
 	terms := make([]float64, in.n*dv)
 	delta := make([]float64, in.n*dv)
 	s0 := make([]float64, dk*dv)
-	var cum []float64
+	var cum, kq []float64
 	for t := range in.n {
 		if t%DeltaChunkSize == 0 {
 			copy(s0, s)
@@ -122,6 +122,14 @@ func chunkTerms(in *deltaInputs) []float64 {
 			}
 		}
 		c0, tc := t-t%DeltaChunkSize, len(cum)-1
+		kq = kq[:0]
+		for u := c0; u <= t; u++ {
+			var d float64
+			for i := range dk {
+				d += float64(in.k[u*dk+i]) * float64(q[i])
+			}
+			kq = append(kq, math.Exp(cum[tc]-cum[u-c0])*math.Abs(d))
+		}
 		for j := range dv {
 			var s0q float64
 			for i := range dk {
@@ -129,11 +137,7 @@ func chunkTerms(in *deltaInputs) []float64 {
 			}
 			sum := math.Exp(cum[tc]) * math.Abs(s0q)
 			for u := c0; u <= t; u++ {
-				var kq float64
-				for i := range dk {
-					kq += float64(in.k[u*dk+i]) * float64(q[i])
-				}
-				sum += math.Exp(cum[tc]-cum[u-c0]) * math.Abs(kq*delta[u*dv+j])
+				sum += kq[u-c0] * math.Abs(delta[u*dv+j])
 			}
 			terms[t*dv+j] = sum
 		}
