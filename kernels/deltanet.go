@@ -46,6 +46,14 @@ const (
 	// against float64 references, relative per element to the magnitude
 	// of the terms.
 	tolDeltaElementwise = 1e-6
+
+	// tolDeltaOps bounds the chunked form's primitives (deltaDots,
+	// deltaAxpys) of every implementation against their Go references,
+	// per result over the sum of the magnitudes of its terms: fused
+	// multiply-adds in eight- or four-lane partial sums against rounded
+	// products summed in order, over up to 128 terms. Measured worst case
+	// is below 1e-6.
+	tolDeltaOps = 4e-6
 )
 
 // DeltaChunkSize is the number of tokens GatedDeltaChunk solves at once
@@ -67,10 +75,11 @@ const DeltaChunkSize = 64
 //	}
 //
 // Products are rounded to float32 before each addition, sums run in index
-// order in float32 (as ggml's scalar path rounds per step); the AVX2 path
-// (deltanet_amd64.s, dk a multiple of 8, any assembly implementation
-// selected) fuses the products and sums in eight lanes, within
-// tolDeltaStep. q is expected already L2-normalised and scaled by
+// order in float32 (as ggml's scalar path rounds per step). The assembly
+// paths (dk a multiple of 8 under any assembly implementation: AVX2 in
+// deltanet_amd64.s, 16-lane AVX-512 under avx512 when dk is a multiple of
+// 16, NEON in deltanet_arm64.s) keep the rounded products and only sum
+// them in lanes, within tolDeltaStep. q is expected already L2-normalised and scaled by
 // 1/sqrt(dk), k L2-normalised.
 //
 // Preconditions (panics otherwise): len(q) == len(k) == dk > 0,
@@ -144,129 +153,6 @@ func gatedDeltaUpdateGeneric(s, k, v []float32, decay, beta float32) {
 	}
 }
 
-// DeltaChunkScratchLen returns the float32 scratch GatedDeltaChunk needs for
-// value heads of width dv: the chunk's δ rows, its cumulative log-decays
-// and the decay of each token to the end of the chunk.
-func DeltaChunkScratchLen(dv int) int {
-	return DeltaChunkSize*dv + 2*DeltaChunkSize
-}
-
-// GatedDeltaChunk runs n tokens of one head through the gated delta rule in
-// chunks of DeltaChunkSize tokens, with the same result as n calls of
-// GatedDeltaStep (decay_t = exp(g[t]), beta[t]) within tolDeltaChunk. The
-// token rows are contiguous for the head: q and k hold n rows of dk, v and
-// out n rows of dv, g (log-decays, usually ≤ 0) and beta one value per
-// token.
-//
-// Within a chunk starting from state S0, with Γ_t = g_0+…+g_t, the state
-// after token t is S_t = e^{Γ_t}·S0 + Σ_{s≤t} e^{Γ_t-Γ_s}·k_s·δ_sᵀ, so
-// the deltas solve the unit lower-triangular system
-//
-//	δ_t + β_t·Σ_{s<t} e^{Γ_t-Γ_s}(k_t·k_s)·δ_s = β_t·(v_t - e^{Γ_t}·S0ᵀk_t)
-//
-// by forward substitution, the outputs are
-// o_t = e^{Γ_t}·S0ᵀq_t + Σ_{s≤t} e^{Γ_t-Γ_s}(k_s·q_t)·δ_s and the state
-// moves once per chunk. Decay ratios are formed as exp(Γ_t-Γ_s) ≤ 1, never
-// as a quotient, so strong decay underflows to 0 instead of overflowing.
-//
-// Preconditions (panics otherwise): n > 0, dk = len(q)/n = len(k)/n,
-// dv = len(v)/n = len(out)/n with exact division, len(s) == dk*dv,
-// len(g) >= n, len(beta) >= n, len(scratch) >= DeltaChunkScratchLen(dv).
-// out must not alias the inputs.
-func GatedDeltaChunk(s, q, k, v, out, g, beta []float32, n int, scratch []float32) {
-	if n <= 0 || len(q)%n != 0 || len(v)%n != 0 {
-		panic(fmt.Sprintf("kernels: GatedDeltaChunk n=%d len(q)=%d len(v)=%d", n, len(q), len(v)))
-	}
-	dk, dv := len(q)/n, len(v)/n
-	if dk == 0 || dv == 0 || len(k) != n*dk || len(out) != n*dv || len(s) != dk*dv ||
-		len(g) < n || len(beta) < n || len(scratch) < DeltaChunkScratchLen(dv) {
-		panic(fmt.Sprintf("kernels: GatedDeltaChunk lengths s=%d q=%d k=%d v=%d out=%d g=%d beta=%d scratch=%d (n=%d)",
-			len(s), len(q), len(k), len(v), len(out), len(g), len(beta), len(scratch), n))
-	}
-	for t0 := 0; t0 < n; t0 += DeltaChunkSize {
-		c := min(DeltaChunkSize, n-t0)
-		deltaChunk(s, q[t0*dk:(t0+c)*dk], k[t0*dk:(t0+c)*dk], v[t0*dv:(t0+c)*dv], out[t0*dv:(t0+c)*dv],
-			g[t0:t0+c], beta[t0:t0+c], dk, dv, scratch)
-	}
-}
-
-// deltaChunk is one chunk of c ≤ DeltaChunkSize tokens (see GatedDeltaChunk).
-func deltaChunk(s, q, k, v, out, g, beta []float32, dk, dv int, scratch []float32) {
-	c := len(g)
-	delta := scratch[:c*dv]
-	cum := scratch[DeltaChunkSize*dv:][:c]
-	a := scratch[DeltaChunkSize*dv+DeltaChunkSize:][:c]
-	var acc float64
-	for t := range c {
-		acc += float64(g[t])
-		cum[t] = float32(acc)
-	}
-	// δ right-hand sides: β_t (v_t - e^{Γ_t} S0ᵀk_t); outputs start as
-	// e^{Γ_t} S0ᵀq_t.
-	for t := range c {
-		kt, qt := k[t*dk:(t+1)*dk], q[t*dk:(t+1)*dk]
-		dt, ot := delta[t*dv:(t+1)*dv], out[t*dv:(t+1)*dv]
-		e := expf(cum[t])
-		for j := range dv {
-			row := s[j*dk : (j+1)*dk]
-			dt[j] = beta[t] * (v[t*dv+j] - float32(e*dotf(row, kt)))
-			ot[j] = e * dotf(row, qt)
-		}
-	}
-	// Forward substitution with A[t][s] = β_t e^{Γ_t-Γ_s} k_t·k_s.
-	for t := 1; t < c; t++ {
-		kt, dt := k[t*dk:(t+1)*dk], delta[t*dv:(t+1)*dv]
-		for u := range t {
-			w := beta[t] * expf(cum[t]-cum[u]) * dotf(kt, k[u*dk:(u+1)*dk])
-			axpyf(dt, delta[u*dv:(u+1)*dv], -w)
-		}
-	}
-	// Outputs: o_t += Σ_{u≤t} e^{Γ_t-Γ_u} (k_u·q_t) δ_u.
-	for t := range c {
-		qt, ot := q[t*dk:(t+1)*dk], out[t*dv:(t+1)*dv]
-		for u := 0; u <= t; u++ {
-			w := expf(cum[t]-cum[u]) * dotf(k[u*dk:(u+1)*dk], qt)
-			axpyf(ot, delta[u*dv:(u+1)*dv], w)
-		}
-	}
-	// State: S ← e^{Γ_last} S0 + Σ_u e^{Γ_last-Γ_u} k_u δ_uᵀ, row by row.
-	last := cum[c-1]
-	eLast := expf(last)
-	for u := range c {
-		a[u] = expf(last - cum[u])
-	}
-	for j := range dv {
-		row := s[j*dk : (j+1)*dk]
-		for i := range row {
-			row[i] *= eLast
-		}
-		for u := range c {
-			axpyf(row, k[u*dk:(u+1)*dk], a[u]*delta[u*dv+j])
-		}
-	}
-}
-
-// expf is a correctly rounded float32 exponential.
-func expf(x float32) float32 { return float32(math.Exp(float64(x))) }
-
-// dotf is a float32 dot product with rounded products, summed in order.
-func dotf(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s float32
-	for i, x := range a {
-		s += float32(x * b[i])
-	}
-	return s
-}
-
-// axpyf sets y += w·x with the product rounded before the addition.
-func axpyf(y, x []float32, w float32) {
-	x = x[:len(y)]
-	for i := range y {
-		y[i] += float32(w * x[i])
-	}
-}
-
 // ConvSiLUStep is one token of the short causal convolution of a Gated
 // DeltaNet layer followed by SiLU, per channel c of C = len(x):
 //
@@ -278,6 +164,9 @@ func axpyf(y, x []float32, w float32) {
 // oldest row and appends x. The weights are tap-major (w[j*C+c], the
 // transpose of the GGUF's ssm_conv1d {K, C}), so every tap is one
 // contiguous vector across channels, the shape an AVX2/NEON loop wants.
+// Under an assembly implementation, with C a multiple of 8, the taps run
+// in assembly bit for bit as here and SiLU runs through the selected
+// SwiGLU kernel (polynomial exp, within tolDeltaElementwise).
 //
 // Preconditions (panics otherwise): K >= 1, len(out) == len(x) == C > 0,
 // len(w) == K*C, len(state) == (K-1)*C. out must not alias x or state.
@@ -286,7 +175,7 @@ func ConvSiLUStep(out, state, x, w []float32, kTaps int) {
 	if kTaps < 1 || c == 0 || len(out) != c || len(w) != kTaps*c || len(state) != (kTaps-1)*c {
 		panic(fmt.Sprintf("kernels: ConvSiLUStep K=%d lengths out=%d state=%d x=%d w=%d", kTaps, len(out), len(state), c, len(w)))
 	}
-	convSiLUStepGeneric(out, state, x, w, kTaps)
+	convSiLUStepImpl(out, state, x, w, kTaps)
 }
 
 func convSiLUStepGeneric(out, state, x, w []float32, kTaps int) {
@@ -307,20 +196,32 @@ func convSiLUStepGeneric(out, state, x, w []float32, kTaps int) {
 
 // L2Norm sets dst = x / max(‖x‖₂, eps) like ggml_l2_norm: the float32
 // squares are summed in float64, and scale = 1/max(sqrtf(sum), eps) is
-// applied in float32. Preconditions (panics otherwise): len(dst) == len(x)
+// applied in float32. The AVX2 and NEON paths (RMSNorm's sum-of-squares
+// and scaling loops) differ from the Go loop only in the order of the
+// float64 additions. Preconditions (panics otherwise): len(dst) == len(x)
 // > 0, eps >= 0. dst may alias x.
 func L2Norm(dst, x []float32, eps float32) {
 	if len(dst) != len(x) || len(x) == 0 || !(eps >= 0) {
 		panic(fmt.Sprintf("kernels: L2Norm lengths dst=%d x=%d eps=%v", len(dst), len(x), eps))
 	}
+	l2NormImpl(dst, x, eps)
+}
+
+func l2NormGeneric(dst, x []float32, eps float32) {
 	var sum float64
 	for _, v := range x {
 		sum += float64(v * v)
 	}
-	scale := 1 / max(float32(math.Sqrt(sum)), eps)
+	scale := l2NormScale(sum, eps)
 	for i, v := range x {
 		dst[i] = v * scale
 	}
+}
+
+// l2NormScale is L2Norm's scale from the float64 sum of squares, one
+// rounding path for every implementation.
+func l2NormScale(sum float64, eps float32) float32 {
+	return 1 / max(float32(math.Sqrt(sum)), eps)
 }
 
 // GatedRMSNorm sets dst = RMSNorm(x)·w·SiLU(z), the output norm of a Gated
@@ -330,6 +231,13 @@ func L2Norm(dst, x []float32, eps float32) {
 // (ssm_norm) without the +1 its other norms carry; that is the caller's
 // concern, the kernel uses w as given.
 //
+// It runs as RMSNorm, Mul and SwiGLU(gate z, up) of the selected
+// implementation, whose roundings are those of the sequence above, so the
+// generic selection is bit-identical to gatedRMSNormGeneric and the AVX2
+// and NEON ones inherit those kernels' tolerances (polynomial exp in SiLU,
+// float64 sum order). When dst aliases z (z would be overwritten before
+// it is read) it runs gatedRMSNormGeneric.
+//
 // Preconditions (panics otherwise): len(dst) == len(x) == len(w) == len(z)
 // > 0, eps >= 0. dst may alias x or z.
 func GatedRMSNorm(dst, x, w, z []float32, eps float32) {
@@ -337,11 +245,21 @@ func GatedRMSNorm(dst, x, w, z []float32, eps float32) {
 	if n == 0 || len(dst) != n || len(w) != n || len(z) != n || !(eps >= 0) {
 		panic(fmt.Sprintf("kernels: GatedRMSNorm lengths dst=%d x=%d w=%d z=%d eps=%v", len(dst), n, len(w), len(z), eps))
 	}
+	if &dst[0] == &z[0] {
+		gatedRMSNormGeneric(dst, x, w, z, eps)
+		return
+	}
+	active.rmsNorm(dst, x, eps)
+	active.mul(dst, dst, w)
+	active.swiGLU(dst, z, dst)
+}
+
+func gatedRMSNormGeneric(dst, x, w, z []float32, eps float32) {
 	var sum float64
 	for _, v := range x {
 		sum += float64(v * v)
 	}
-	mean := float32(sum / float64(n))
+	mean := float32(sum / float64(len(x)))
 	scale := 1 / float32(math.Sqrt(float64(mean+eps)))
 	for i, v := range x {
 		dst[i] = float32(v*scale*w[i]) * SiLU(z[i])

@@ -2,10 +2,14 @@
 
 package kernels
 
-// gatedDeltaAVX2 (deltanet_amd64.s) advances dv state rows of dk floats
-// each, like gatedDeltaStepGeneric when out is non-nil and like
-// gatedDeltaUpdateGeneric when it is nil, with 8-lane FMA sums in the
-// order the .s file describes (within tolDeltaStep of the Go loops, and
+// Stubs in deltanet_amd64.s (AVX2; the avx512 implementation runs them
+// too, see deltanet_bench_test.go for why there is no 512-bit variant)
+// and the *Arch names deltanet_asm.go dispatches to.
+
+// gatedDeltaAVX2 advances dv state rows of dk floats each, like
+// gatedDeltaStepGeneric when out is non-nil and like
+// gatedDeltaUpdateGeneric when it is nil, with 8-lane sums in the order
+// the .s file describes (within tolDeltaStep of the Go loops, and
 // identical for the two entry points). Preconditions: dk a multiple of 8,
 // dk, dv > 0, s holds dk·dv floats, q and k dk, v and out dv; out must not
 // alias the others. The Go wrappers check them.
@@ -13,26 +17,53 @@ package kernels
 //go:noescape
 func gatedDeltaAVX2(s, q, k, v, out *float32, dk, dv int, decay, beta float32)
 
-// deltaAsm reports whether the delta-rule kernels take the AVX2 path: the
-// selected implementation is an assembly one (avx2 or avx512, both AVX2
-// capable), so WAGGLE_KERNELS=generic, DisableAsm and SelectImpl("generic")
-// route them to the Go references like every other kernel. Decided per
-// call (one string compare against a 16K-element state update) because
-// the kernel table of impl.go has no delta-rule entries.
-func deltaAsm(dk int) bool { return dk%8 == 0 && activeName != "generic" && hasAVX2() }
+// convTapsAVX2 sets, for c < n, out[c] = Σ_{j<K-1} w[j*n+c]·state[j*n+c]
+// + w[(K-1)*n+c]·x[c], each product rounded and the sum taken from 0 in
+// tap order: bit for bit the pre-activation of convSiLUStepGeneric. n is
+// a multiple of 8 and > 0, K >= 1 (state unused, may be nil, when K == 1);
+// out must not alias the inputs.
+//
+//go:noescape
+func convTapsAVX2(out, state, x, w *float32, n, kTaps int)
 
-func gatedDeltaStepImpl(s, q, k, v, out []float32, decay, beta float32) {
-	if dk := len(k); deltaAsm(dk) {
-		gatedDeltaAVX2(&s[0], &q[0], &k[0], &v[0], &out[0], dk, len(v), decay, beta)
+// deltaDotsAVX2 sets out[r] = Σ_i rows[r*n+i]·x[i] for r < m with fused
+// multiply-adds in eight lanes, within tolDeltaOps of deltaDotsGeneric.
+// m > 0, n a multiple of 8 and > 0, rows m·n floats.
+//
+//go:noescape
+func deltaDotsAVX2(out, rows, x *float32, m, n int)
+
+// deltaAxpysAVX2 sets y[i] += Σ_r w[r]·rows[r*n+i] for i < n, adding the
+// rows in order with fused multiply-adds, within tolDeltaOps of
+// deltaAxpysGeneric. m > 0, n a multiple of 8 and > 0, rows m·n floats;
+// y must not overlap rows.
+//
+//go:noescape
+func deltaAxpysAVX2(y, rows, w *float32, m, n int)
+
+// gatedDeltaAVX512 is gatedDeltaAVX2 in 16 lanes, dk a multiple of 16;
+// within tolDeltaStep, identical for its two entry points.
+//
+//go:noescape
+func gatedDeltaAVX512(s, q, k, v, out *float32, dk, dv int, decay, beta float32)
+
+func gatedDeltaArch(s, q, k, v, out *float32, dk, dv int, decay, beta float32) {
+	if deltaStep512 && dk%16 == 0 && activeName == "avx512" {
+		gatedDeltaAVX512(s, q, k, v, out, dk, dv, decay, beta)
 		return
 	}
-	gatedDeltaStepGeneric(s, q, k, v, out, decay, beta)
+	gatedDeltaAVX2(s, q, k, v, out, dk, dv, decay, beta)
 }
 
-func gatedDeltaUpdateImpl(s, k, v []float32, decay, beta float32) {
-	if dk := len(k); deltaAsm(dk) {
-		gatedDeltaAVX2(&s[0], nil, &k[0], &v[0], nil, dk, len(v), decay, beta)
-		return
-	}
-	gatedDeltaUpdateGeneric(s, k, v, decay, beta)
-}
+// deltaStep512 enables gatedDeltaAVX512 under the avx512 implementation.
+var deltaStep512 = true
+
+func convTapsArch(out, state, x, w *float32, n, kTaps int) { convTapsAVX2(out, state, x, w, n, kTaps) }
+
+func deltaDotsArch(out, rows, x *float32, m, n int) { deltaDotsAVX2(out, rows, x, m, n) }
+
+func deltaAxpysArch(y, rows, w *float32, m, n int) { deltaAxpysAVX2(y, rows, w, m, n) }
+
+func sumSquaresArch(x *float32, n int) float64 { return sumSquaresAVX2(x, n) }
+
+func scaleToArch(dst, x *float32, n int, s float32) { scaleToAVX2(dst, x, n, s) }

@@ -146,3 +146,112 @@ gatedDeltaAVX2_next:
 	JNZ  gatedDeltaAVX2_row
 	VZEROUPPER
 	RET
+
+// func gatedDeltaAVX512(s, q, k, v, out *float32, dk, dv int, decay, beta float32)
+//
+// gatedDeltaAVX2 in 16-lane registers (dk a multiple of 16): the same two
+// passes, rounded products, two accumulators (even 16-blocks into Z0, odd
+// into Z1) folded to 8 lanes and then as HSUM8. Step and update run this
+// one routine, so their states are identical.
+TEXT ·gatedDeltaAVX512(SB), NOSPLIT, $0-64
+	MOVQ         s+0(FP), ROW
+	MOVQ         q+8(FP), PQ
+	MOVQ         k+16(FP), PK
+	MOVQ         v+24(FP), PV
+	MOVQ         out+32(FP), POUT
+	MOVQ         dk+40(FP), ROWB
+	SHLQ         $2, ROWB
+	MOVQ         ROWB, ROW16
+	ANDQ         $-128, ROW16
+	MOVQ         dv+48(FP), NROW
+	VBROADCASTSS decay+56(FP), Z15
+	VMOVSS       beta+60(FP), BETA
+
+gatedDeltaAVX512_row:
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	XORQ   OFF, OFF
+
+gatedDeltaAVX512_p1:
+	CMPQ    OFF, ROW16
+	JGE     gatedDeltaAVX512_p1tail
+	VMULPS  (ROW)(OFF*1), Z15, Z2  // x = row·decay
+	VMULPS  64(ROW)(OFF*1), Z15, Z3
+	VMOVUPS Z2, (ROW)(OFF*1)
+	VMOVUPS Z3, 64(ROW)(OFF*1)
+	VMULPS  (PK)(OFF*1), Z2, Z4    // x·k, rounded
+	VMULPS  64(PK)(OFF*1), Z3, Z5
+	VADDPS  Z4, Z0, Z0             // u0 += x·k
+	VADDPS  Z5, Z1, Z1
+	ADDQ    $128, OFF
+	JMP     gatedDeltaAVX512_p1
+
+gatedDeltaAVX512_p1tail:
+	CMPQ    OFF, ROWB
+	JGE     gatedDeltaAVX512_p1done
+	VMULPS  (ROW)(OFF*1), Z15, Z2
+	VMOVUPS Z2, (ROW)(OFF*1)
+	VMULPS  (PK)(OFF*1), Z2, Z4
+	VADDPS  Z4, Z0, Z0
+
+gatedDeltaAVX512_p1done:
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $1, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	HSUM8(Y0, X0, X1)
+	VMOVSS        (PV), X2
+	VSUBSS        X0, X2, X2  // v[j] - u
+	VMULSS        BETA, X2, X2 // d = (v[j] - u)·beta
+	VBROADCASTSS  X2, Z13
+	VXORPS        Z0, Z0, Z0
+	VXORPS        Z1, Z1, Z1
+	XORQ          OFF, OFF
+
+gatedDeltaAVX512_p2:
+	CMPQ    OFF, ROW16
+	JGE     gatedDeltaAVX512_p2tail
+	VMULPS  (PK)(OFF*1), Z13, Z4   // d·k, rounded
+	VMULPS  64(PK)(OFF*1), Z13, Z5
+	VADDPS  (ROW)(OFF*1), Z4, Z2   // row += d·k
+	VADDPS  64(ROW)(OFF*1), Z5, Z3
+	VMOVUPS Z2, (ROW)(OFF*1)
+	VMOVUPS Z3, 64(ROW)(OFF*1)
+	TESTQ   POUT, POUT
+	JZ      gatedDeltaAVX512_p2next
+	VMULPS  (PQ)(OFF*1), Z2, Z4    // row·q, rounded
+	VMULPS  64(PQ)(OFF*1), Z3, Z5
+	VADDPS  Z4, Z0, Z0             // o0 += row·q
+	VADDPS  Z5, Z1, Z1
+
+gatedDeltaAVX512_p2next:
+	ADDQ $128, OFF
+	JMP  gatedDeltaAVX512_p2
+
+gatedDeltaAVX512_p2tail:
+	CMPQ    OFF, ROWB
+	JGE     gatedDeltaAVX512_p2done
+	VMULPS  (PK)(OFF*1), Z13, Z4
+	VADDPS  (ROW)(OFF*1), Z4, Z2
+	VMOVUPS Z2, (ROW)(OFF*1)
+	TESTQ   POUT, POUT
+	JZ      gatedDeltaAVX512_p2done
+	VMULPS  (PQ)(OFF*1), Z2, Z4
+	VADDPS  Z4, Z0, Z0
+
+gatedDeltaAVX512_p2done:
+	TESTQ         POUT, POUT
+	JZ            gatedDeltaAVX512_next
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF32X8 $1, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	HSUM8(Y0, X0, X1)
+	VMOVSS        X0, (POUT)
+	ADDQ          $4, POUT
+
+gatedDeltaAVX512_next:
+	ADDQ ROWB, ROW
+	ADDQ $4, PV
+	DECQ NROW
+	JNZ  gatedDeltaAVX512_row
+	VZEROUPPER
+	RET

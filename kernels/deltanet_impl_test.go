@@ -37,10 +37,10 @@ func guarded(n, off int) ([]float32, func() bool) {
 	}
 }
 
-// TestGatedDeltaImpls holds every implementation (the AVX2 path on amd64
-// when the CPU has it) to the float64 recurrence within tolDeltaStep over a
-// sweep of head widths around the 8- and 16-lane blocks (widths not a
-// multiple of 8 take the Go path), decays from none to strong, misaligned
+// TestGatedDeltaImpls holds every implementation (AVX2, AVX-512 on widths
+// that are multiples of 16, NEON) to the float64 recurrence within
+// tolDeltaStep over a sweep of head widths around the 8- and 16-lane
+// blocks (widths not a multiple of 8 take the Go path), decays from none to strong, misaligned
 // starts and guard bands around the state and the output; and requires
 // GatedDeltaUpdate to leave exactly GatedDeltaStep's state under each.
 func TestGatedDeltaImpls(t *testing.T) {

@@ -95,7 +95,7 @@ func chunkTerms(in *deltaInputs) []float64 {
 	terms := make([]float64, in.n*dv)
 	delta := make([]float64, in.n*dv)
 	s0 := make([]float64, dk*dv)
-	var cum []float64
+	var cum, kq []float64
 	for t := range in.n {
 		if t%DeltaChunkSize == 0 {
 			copy(s0, s)
@@ -122,6 +122,14 @@ func chunkTerms(in *deltaInputs) []float64 {
 			}
 		}
 		c0, tc := t-t%DeltaChunkSize, len(cum)-1
+		kq = kq[:0]
+		for u := c0; u <= t; u++ {
+			var d float64
+			for i := range dk {
+				d += float64(in.k[u*dk+i]) * float64(q[i])
+			}
+			kq = append(kq, math.Exp(cum[tc]-cum[u-c0])*math.Abs(d))
+		}
 		for j := range dv {
 			var s0q float64
 			for i := range dk {
@@ -129,11 +137,7 @@ func chunkTerms(in *deltaInputs) []float64 {
 			}
 			sum := math.Exp(cum[tc]) * math.Abs(s0q)
 			for u := c0; u <= t; u++ {
-				var kq float64
-				for i := range dk {
-					kq += float64(in.k[u*dk+i]) * float64(q[i])
-				}
-				sum += math.Exp(cum[tc]-cum[u-c0]) * math.Abs(kq*delta[u*dv+j])
+				sum += kq[u-c0] * math.Abs(delta[u*dv+j])
 			}
 			terms[t*dv+j] = sum
 		}
@@ -357,27 +361,6 @@ func TestDeltaNetKernelPanics(t *testing.T) {
 				}
 			}()
 			fn()
-		})
-	}
-}
-
-func BenchmarkGatedDelta(b *testing.B) {
-	for _, d := range []int{32, 128} {
-		in := newDeltaInputs(newRand(88), d, d, DeltaChunkSize, -0.5)
-		st, out := append([]float32(nil), in.s0...), make([]float32, in.n*in.dv)
-		b.Run(fmt.Sprintf("step/generic/%d", d), func(b *testing.B) {
-			b.SetBytes(int64(4 * d * d))
-			for i := 0; b.Loop(); i++ {
-				t := i % in.n
-				GatedDeltaStep(st, in.q[t*d:(t+1)*d], in.k[t*d:(t+1)*d], in.v[t*d:(t+1)*d], out[t*d:(t+1)*d], in.decay[t], in.beta[t])
-			}
-		})
-		scratch := make([]float32, DeltaChunkScratchLen(d))
-		b.Run(fmt.Sprintf("chunk/generic/%d", d), func(b *testing.B) {
-			b.SetBytes(int64(4 * d * d * in.n)) // per chunk: the state work of n tokens
-			for b.Loop() {
-				GatedDeltaChunk(st, in.q, in.k, in.v, out, in.g, in.beta, in.n, scratch)
-			}
 		})
 	}
 }
