@@ -3,45 +3,44 @@
 #include "textflag.h"
 
 // Four-row dot products of Q4_K / Q6_K weight rows against one q8_K
-// activation row (see fused_dot4_amd64.go for the semantics). Each row
-// repeats vecDotQ4_KAVX512 / vecDotQ6_KAVX512 (kquant_dot_amd64.s) step for
-// step: per 32-value chunk VPMADDUBSW of the unsigned quants with the
-// activations, VPDPWSSD with the broadcast int16 scales into the row's
-// eight int32 lanes; per super-block the lanes are scaled into the row's
-// eight float32 chains exactly as there; at the end the same horizontal
-// sum. The four rows give four independent chains (the one-row kernel waits
-// on one VPDPWSSD chain) and share every activation load.
+// activation row (see fused_dot4_amd64.go for the semantics).
+//
+// Each row's integer lanes hold exactly the values of vecDotQ4_KAVX512 /
+// vecDotQ6_KAVX512 (kquant_dot_amd64.s): int32 lane j of a super-block is
+// the sum over the eight 32-value chunks k of scale(k) · (the four products
+// q·x at values 4j..4j+3 of chunk k), plus the type's offset or min term.
+// Only the grouping of that exact integer sum differs: here two chunks
+// k, k+1 share one 512-bit register (chunk k in the low half, chunk k+1 in
+// the high half, so their 64 activations are one contiguous load), one
+// VPMADDUBSW and one VPDPWSSD with a two-scale vector serve both, and the
+// halves are added once per super-block. The float steps (per super-block
+// FMA of d·dx times the lanes, FNMADD of dmin·dx times the min lanes, final
+// horizontal sum) are those of the one-row kernels in the same order with
+// the same values, so every result has their bits.
+//
+// Unpacking uses VGF2P8AFFINEQB (GFNI): one affine bit map per byte with a
+// different 8×8 bit matrix in each quadword moves the wanted bits of every
+// byte into place (low nibble in one half, high nibble in the other; or two
+// qh bits to bits 4-5), which costs one instruction where shift and mask
+// cost two or three. The four rows' scale bytes are unpacked together in
+// one 512-bit register, one row per 128-bit lane.
 
 #define WP0 R8
 #define WP1 R9
 #define WP2 R10
-#define WP3 R13
+#define WP3 R11
 #define XP DI
 #define NG CX
 #define PF SI       /* prefetch pointer, eight rows ahead */
 
-#define MLO Y15     /* 0x0f in every byte */
-#define M30 Y14     /* 0x30 in every byte (Q6_K bits 4-5) */
-#define DV Y13      /* d = dw*dx, broadcast (Q6_K); X13 = dx (Q4_K) */
-#define SCL0 Y16    /* int16 scales of the super-block, row r (kqWordBcast order) */
-#define SCL1 Y17
-#define SCL2 Y18
-#define SCL3 Y19
-#define SUM0 Y20    /* int32 lanes of the super-block, row r */
-#define SUM1 Y21
-#define SUM2 Y22
-#define SUM3 Y23
+#define SUM0 Z20    /* int32 lanes of the super-block, row r: chunk k low, k+1 high */
+#define SUM1 Z21
+#define SUM2 Z22
+#define SUM3 Z23
 #define ACC0 Y24    /* float32 chains, row r */
 #define ACC1 Y25
 #define ACC2 Y26
 #define ACC3 Y27
-#define MP0 Y28     /* Q4_K: bsums . mins, int32 lanes, row r */
-#define MP1 Y29
-#define MP2 Y30
-#define MP3 Y31
-
-// BCAST8B(val, y) sets every byte of y to val (repeated in the immediate).
-#define BCAST8B(val, y) MOVL $val, AX; VMOVD AX, X0; VPBROADCASTD X0, y
 
 // SETUPK loads the row pointers and the prefetch pointer (eight rows on)
 // and clears the chains.
@@ -59,13 +58,6 @@
 	VPXORD ACC1, ACC1, ACC1 \
 	VPXORD ACC2, ACC2, ACC2 \
 	VPXORD ACC3, ACC3, ACC3
-
-// DOT(k, q, scl, sum, scb, t): sum += scale * (q . x) over chunk k, as
-// COL of kquant_dot_amd64.s.
-#define DOT(k, q, scl, sum, scb, t) \
-	VPSHUFB    ·kqWordBcast+32*k(SB), scl, scb /* int16 scale of chunk k per lane */ \
-	VPMADDUBSW 4+32*k(XP), q, t                /* u8 q * s8 x, pairs summed to int16 */ \
-	VPDPWSSD   scb, t, sum                     /* sum += scale * pairs, pairs summed */
 
 // HSUM4(acc, off): out[off/4] = sum of acc's lanes in HSUM's order.
 #define HSUM4(acc, off) \
@@ -86,61 +78,59 @@
 	HSUM4(ACC3, 12) \
 	VZEROUPPER
 
+// FOLD(sum, sumy, y): y = sum's (sumy: its low half) low eight int32 lanes plus its high eight (chunk
+// k's lanes plus chunk k+1's: the one-row kernel's lanes, exactly).
+#define FOLD(sum, sumy, y) \
+	VEXTRACTI64X4 $1, sum, y \
+	VPADDD        sumy, y, y
+
 // ---- Q6_K (210-byte super-blocks: ql[128], qh[64], scales[16], d).
 
-// Q6_SCALES(wp, scl, sum): scl = the row's scales, even | odd; sum = the
-// -32 offset term, -32 * (bsums . scales) (OFFSET of kquant_dot_amd64.s).
-#define Q6_SCALES(wp, scl, sum) \
-	VMOVDQU    192(wp), X0 \
-	VPSHUFB    ·kqEvenOdd(SB), X0, X0 /* even scales | odd scales */ \
-	VPMOVSXBW  X0, scl \
-	VPMOVSXBW  192(wp), Y1 \
-	VPXORD     Y2, Y2, Y2 \
-	VPSUBW     Y1, Y2, Y2             /* -scale, per 16 values */ \
-	VPMADDWD   260(XP), Y2, sum       /* bsums * -scale, pairs summed */ \
-	VPSLLD     $5, sum, sum
+#define MLO Z15     /* 0x0f in every byte */
+#define NBS Y14     /* -bsums of the super-block, int16 */
 
-// Q6_Cc(k, ql, qh, wp, scl, sum, q, t, scb): chunk k (c = k%4) of a row:
-// low (c < 2) or high nibbles of ql, bits 2c..2c+1 of qh moved to bits 4-5.
-#define Q6_C0(k, ql, qh, wp, scl, sum, q, t, scb) \
-	VPANDD ql(wp), MLO, q \
-	VPSLLW $4, qh(wp), t \
-	Q6_OR(k, scl, sum, q, t, scb)
-#define Q6_C1(k, ql, qh, wp, scl, sum, q, t, scb) \
-	VPANDD ql(wp), MLO, q \
-	VPSLLW $2, qh(wp), t \
-	Q6_OR(k, scl, sum, q, t, scb)
-#define Q6_C2(k, ql, qh, wp, scl, sum, q, t, scb) \
-	VPSRLW $4, ql(wp), q \
-	VPANDD MLO, q, q \
-	VMOVDQU qh(wp), t \
-	Q6_OR(k, scl, sum, q, t, scb)
-#define Q6_C3(k, ql, qh, wp, scl, sum, q, t, scb) \
-	VPSRLW $4, ql(wp), q \
-	VPANDD MLO, q, q \
-	VPSRLW $2, qh(wp), t \
-	Q6_OR(k, scl, sum, q, t, scb)
-#define Q6_OR(k, scl, sum, q, t, scb) \
-	VPANDD M30, t, t \
-	VPORD  t, q, q \
-	DOT(k, q, scl, sum, scb, t)
+// Q6_OFFSET(wp, sumy): the row's lanes start at the -32 offset term,
+// 32 · (-bsums . scales) (OFFSET of kquant_dot_amd64.s: the same products,
+// the sign moved from the scale to the bsum, |bsum| <= 2048); Y4 = the
+// sixteen scales as int16 for Q6_HALF.
+#define Q6_OFFSET(wp, sumy) \
+	VPMOVSXBW 192(wp), Y4 \
+	VPMADDWD  NBS, Y4, sumy \
+	VPSLLD    $5, sumy, sumy
 
-// Q6_CHUNK4(C, k, ql, qh): chunk k of the four rows.
-#define Q6_CHUNK4(C, k, ql, qh) \
-	C(k, ql, qh, WP0, SCL0, SUM0, Y0, Y1, Y2) \
-	C(k, ql, qh, WP1, SCL1, SUM1, Y3, Y4, Y5) \
-	C(k, ql, qh, WP2, SCL2, SUM2, Y6, Y7, Y8) \
-	C(k, ql, qh, WP3, SCL3, SUM3, Y9, Y10, Y11)
+// Q6_HALF(h, wp, sum, IDXA, IDXB): sum += scales · q·x over values
+// 128h..128h+127: the pair of chunks 4h, 4h+1 (low nibbles of ql[64h:],
+// qh[32h:] bits 0-1 and 2-3) and the pair 4h+2, 4h+3 (high nibbles, qh
+// bits 4-5 and 6-7). The 32 qh bytes sit in both halves; an affine map
+// moves each half's two bits to bits 4-5 and VPTERNLOGD ors the nibbles
+// in. Scales: sub-block 4p+i in 128-bit lane i for pair p (VPERMW).
+#define Q6_HALF(h, wp, sum, IDXA, IDXB) \
+	VBROADCASTI64X4 128+32*h(wp), Z5 \
+	VGF2P8AFFINEQB  $0, ·q6kHigh01(SB), Z5, Z6 /* qh bits 0-1 | 2-3 to 4-5 */ \
+	VPTERNLOGD      $0xf8, 64*h(wp), MLO, Z6    /* q = Z6 | ql & 15 */ \
+	VPMADDUBSW      4+128*h(XP), Z6, Z6         /* u8 q * s8 x, pairs summed to int16 */ \
+	VPERMW          Z4, IDXA, Z7                /* scale of each 16 values */ \
+	VPDPWSSD        Z7, Z6, sum \
+	VGF2P8AFFINEQB  $0, ·q6kHigh23(SB), Z5, Z8 /* qh bits 4-5 | 6-7 to 4-5 */ \
+	VPSRLW          $4, 64*h(wp), Z9 \
+	VPTERNLOGD      $0xf8, Z9, MLO, Z8          /* q = Z8 | (ql >> 4) & 15 */ \
+	VPMADDUBSW      4+128*h+64(XP), Z8, Z8 \
+	VPERMW          Z4, IDXB, Z7 \
+	VPDPWSSD        Z7, Z8, sum
 
-// Q6_FIN(wp, sum, acc): acc += (dw*dx) * float(sum) (FIN_D).
-#define Q6_FIN(wp, sum, acc) \
-	MOVWLZX     208(wp), AX \
-	VMOVD       AX, X0 \
-	VCVTPH2PS   X0, X0        /* dw */ \
-	VMULSS      (XP), X0, X0  /* d = dw*dx */ \
-	VBROADCASTSS X0, DV \
-	VCVTDQ2PS   sum, sum \
-	VFMADD231PS sum, DV, acc
+#define Q6_ROW(wp, sum, sumy) \
+	Q6_OFFSET(wp, sumy) \
+	Q6_HALF(0, wp, sum, Z16, Z17) \
+	Q6_HALF(1, wp, sum, Z18, Z19)
+
+// Q6_FIN(wp, sum, sumy, acc): acc += (dw·dx)·float(lanes) (FIN_D).
+#define Q6_FIN(wp, sum, sumy, acc) \
+	VPBROADCASTW 208(wp), X0 \
+	VCVTPH2PS    X0, Y0          /* dw */ \
+	VMULPS.BCST  (XP), Y0, Y0    /* d = dw*dx */ \
+	FOLD(sum, sumy, Y6) \
+	VCVTDQ2PS    Y6, Y6 \
+	VFMADD231PS  Y6, Y0, acc
 
 // The four rows after the next four are one contiguous range; each
 // super-block prefetches its share of it (4×210 bytes, 14 lines from PF)
@@ -165,107 +155,183 @@
 // func fusedDot4Q6_KAVX512(groups int, w []byte, rb int, xp []byte, out *[4]float32)
 TEXT ·fusedDot4Q6_KAVX512(SB), NOSPLIT, $0-72
 	SETUPK
-	BCAST8B(0x0f0f0f0f, MLO)
-	BCAST8B(0x30303030, M30)
+	VPBROADCASTD ·q6kLowNibble(SB), MLO
+	VMOVDQU64    ·q6kPairIdx+0(SB), Z16
+	VMOVDQU64    ·q6kPairIdx+64(SB), Z17
+	VMOVDQU64    ·q6kPairIdx+128(SB), Z18
+	VMOVDQU64    ·q6kPairIdx+192(SB), Z19
 
 fusedDot4Q6_KAVX512_loop:
-	TESTQ NG, NG
-	JZ    fusedDot4Q6_KAVX512_done
 	PREFETCH_Q6_K
-	Q6_SCALES(WP0, SCL0, SUM0)
-	Q6_SCALES(WP1, SCL1, SUM1)
-	Q6_SCALES(WP2, SCL2, SUM2)
-	Q6_SCALES(WP3, SCL3, SUM3)
-	Q6_CHUNK4(Q6_C0, 0, 0, 128)
-	Q6_CHUNK4(Q6_C1, 1, 32, 128)
-	Q6_CHUNK4(Q6_C2, 2, 0, 128)
-	Q6_CHUNK4(Q6_C3, 3, 32, 128)
-	Q6_CHUNK4(Q6_C0, 4, 64, 160)
-	Q6_CHUNK4(Q6_C1, 5, 96, 160)
-	Q6_CHUNK4(Q6_C2, 6, 64, 160)
-	Q6_CHUNK4(Q6_C3, 7, 96, 160)
-	Q6_FIN(WP0, SUM0, ACC0)
-	Q6_FIN(WP1, SUM1, ACC1)
-	Q6_FIN(WP2, SUM2, ACC2)
-	Q6_FIN(WP3, SUM3, ACC3)
+	VPXORD NBS, NBS, NBS
+	VPSUBW 260(XP), NBS, NBS
+	Q6_ROW(WP0, SUM0, Y20)
+	Q6_ROW(WP1, SUM1, Y21)
+	Q6_ROW(WP2, SUM2, Y22)
+	Q6_ROW(WP3, SUM3, Y23)
+	Q6_FIN(WP0, SUM0, Y20, ACC0)
+	Q6_FIN(WP1, SUM1, Y21, ACC1)
+	Q6_FIN(WP2, SUM2, Y22, ACC2)
+	Q6_FIN(WP3, SUM3, Y23, ACC3)
 	ADDQ  $210, WP0
 	ADDQ  $210, WP1
 	ADDQ  $210, WP2
 	ADDQ  $210, WP3
 	ADDQ  $292, XP
 	DECQ  NG
-	JMP   fusedDot4Q6_KAVX512_loop
+	JNZ   fusedDot4Q6_KAVX512_loop
 
-fusedDot4Q6_KAVX512_done:
 	FINISH4
 	RET
 
+#undef MLO
+#undef NBS
+
+DATA ·q6kLowNibble+0(SB)/4, $0x0f0f0f0f
+GLOBL ·q6kLowNibble(SB), RODATA|NOPTR, $4
+
+// q6kHigh01, q6kHigh23: VGF2P8AFFINEQB matrices moving qh bits 0-1 (low
+// half) and 2-3 (high half), or 4-5 and 6-7, to bits 4-5 of each byte.
+DATA ·q6kHigh01+0(SB)/8, $0x0000000001020000
+DATA ·q6kHigh01+8(SB)/8, $0x0000000001020000
+DATA ·q6kHigh01+16(SB)/8, $0x0000000001020000
+DATA ·q6kHigh01+24(SB)/8, $0x0000000001020000
+DATA ·q6kHigh01+32(SB)/8, $0x0000000004080000
+DATA ·q6kHigh01+40(SB)/8, $0x0000000004080000
+DATA ·q6kHigh01+48(SB)/8, $0x0000000004080000
+DATA ·q6kHigh01+56(SB)/8, $0x0000000004080000
+GLOBL ·q6kHigh01(SB), RODATA|NOPTR, $64
+
+DATA ·q6kHigh23+0(SB)/8, $0x0000000010200000
+DATA ·q6kHigh23+8(SB)/8, $0x0000000010200000
+DATA ·q6kHigh23+16(SB)/8, $0x0000000010200000
+DATA ·q6kHigh23+24(SB)/8, $0x0000000010200000
+DATA ·q6kHigh23+32(SB)/8, $0x0000000040800000
+DATA ·q6kHigh23+40(SB)/8, $0x0000000040800000
+DATA ·q6kHigh23+48(SB)/8, $0x0000000040800000
+DATA ·q6kHigh23+56(SB)/8, $0x0000000040800000
+GLOBL ·q6kHigh23(SB), RODATA|NOPTR, $64
+
+// q6kPairIdx: four VPERMW indices; entry p puts int16 scale 4p+i in every
+// word of 128-bit lane i.
+DATA ·q6kPairIdx+0(SB)/8, $0x0000000000000000
+DATA ·q6kPairIdx+8(SB)/8, $0x0000000000000000
+DATA ·q6kPairIdx+16(SB)/8, $0x0001000100010001
+DATA ·q6kPairIdx+24(SB)/8, $0x0001000100010001
+DATA ·q6kPairIdx+32(SB)/8, $0x0002000200020002
+DATA ·q6kPairIdx+40(SB)/8, $0x0002000200020002
+DATA ·q6kPairIdx+48(SB)/8, $0x0003000300030003
+DATA ·q6kPairIdx+56(SB)/8, $0x0003000300030003
+DATA ·q6kPairIdx+64(SB)/8, $0x0004000400040004
+DATA ·q6kPairIdx+72(SB)/8, $0x0004000400040004
+DATA ·q6kPairIdx+80(SB)/8, $0x0005000500050005
+DATA ·q6kPairIdx+88(SB)/8, $0x0005000500050005
+DATA ·q6kPairIdx+96(SB)/8, $0x0006000600060006
+DATA ·q6kPairIdx+104(SB)/8, $0x0006000600060006
+DATA ·q6kPairIdx+112(SB)/8, $0x0007000700070007
+DATA ·q6kPairIdx+120(SB)/8, $0x0007000700070007
+DATA ·q6kPairIdx+128(SB)/8, $0x0008000800080008
+DATA ·q6kPairIdx+136(SB)/8, $0x0008000800080008
+DATA ·q6kPairIdx+144(SB)/8, $0x0009000900090009
+DATA ·q6kPairIdx+152(SB)/8, $0x0009000900090009
+DATA ·q6kPairIdx+160(SB)/8, $0x000a000a000a000a
+DATA ·q6kPairIdx+168(SB)/8, $0x000a000a000a000a
+DATA ·q6kPairIdx+176(SB)/8, $0x000b000b000b000b
+DATA ·q6kPairIdx+184(SB)/8, $0x000b000b000b000b
+DATA ·q6kPairIdx+192(SB)/8, $0x000c000c000c000c
+DATA ·q6kPairIdx+200(SB)/8, $0x000c000c000c000c
+DATA ·q6kPairIdx+208(SB)/8, $0x000d000d000d000d
+DATA ·q6kPairIdx+216(SB)/8, $0x000d000d000d000d
+DATA ·q6kPairIdx+224(SB)/8, $0x000e000e000e000e
+DATA ·q6kPairIdx+232(SB)/8, $0x000e000e000e000e
+DATA ·q6kPairIdx+240(SB)/8, $0x000f000f000f000f
+DATA ·q6kPairIdx+248(SB)/8, $0x000f000f000f000f
+GLOBL ·q6kPairIdx(SB), RODATA|NOPTR, $256
+
 // ---- Q4_K (144-byte super-blocks: d, dmin, scales[12], qs[128]).
 
-// Q4_SCALES(wp, scl, mp): unpacks the twelve 6-bit scale/min bytes at
-// 4(wp) (K4_SCALES of kquant_dot_amd64.s): scl = scales 0..7 as int16 in
-// both lanes; mp = bsums . mins (each min twice), int32 lanes.
-#define Q4_SCALES(wp, scl, mp) \
-	MOVL 4(wp), AX    /* u0: scales 0-3 (bits 0-5), top bits of 4-7 */ \
-	MOVL 8(wp), BX    /* u1: mins 0-3 (bits 0-5), top bits of mins 4-7 */ \
-	MOVL 12(wp), DX   /* u2: low nibbles scales 4-7, high nibbles mins 4-7 */ \
-	MOVL AX, R11 \
-	ANDL $0x3f3f3f3f, R11 \
-	MOVL DX, R12 \
-	ANDL $0x0f0f0f0f, R12 \
-	SHRL $6, AX \
-	ANDL $0x03030303, AX \
-	SHLL $4, AX \
-	ORL  AX, R12      /* scales 4-7 = u2&15 | (u0>>6)<<4 */ \
-	MOVL BX, AX \
-	ANDL $0x3f3f3f3f, AX \
-	SHRL $4, DX \
-	ANDL $0x0f0f0f0f, DX \
-	SHRL $6, BX \
-	ANDL $0x03030303, BX \
-	SHLL $4, BX \
-	ORL  BX, DX       /* mins 4-7 = u2>>4 | (u1>>6)<<4 */ \
-	SHLQ $32, R12 \
-	ORQ  R12, R11 \
-	SHLQ $32, DX \
-	ORQ  DX, AX \
-	VMOVQ R11, X0 \
-	VPUNPCKLQDQ X0, X0, X0 /* scales 0-7 twice */ \
-	VPMOVZXBW X0, scl \
-	VMOVQ AX, X1 \
-	VPUNPCKLBW X1, X1, X1  /* m0 m0 m1 m1 ... */ \
-	VPMOVZXBW X1, Y1 \
-	VPMADDWD 260(XP), Y1, mp /* bsums * mins, pairs summed */
+// Q4_RAW gathers the first 16 bytes of the four rows' super-blocks into
+// Z12, row r in 128-bit lane r: dwords d|dmin, u0, u1, u2 (u0..u2: the
+// twelve 6-bit scale/min bytes, see scaleMinK4).
+#define Q4_RAW \
+	VMOVDQU      (WP0), X12 \
+	VINSERTI32X4 $1, (WP1), Z12, Z12 \
+	VINSERTI32X4 $2, (WP2), Z12, Z12 \
+	VINSERTI32X4 $3, (WP3), Z12, Z12
 
-// Q4_LO / Q4_HI(k, off, wp, scl, sum, q, t, scb): chunk k of a row, the low
-// or high nibbles of qs at off.
-#define Q4_LO(k, off, wp, scl, sum, q, t, scb) \
-	VPANDD off(wp), MLO, q \
-	DOT(k, q, scl, sum, scb, t)
-#define Q4_HI(k, off, wp, scl, sum, q, t, scb) \
-	VPSRLW $4, off(wp), q \
-	VPANDD MLO, q, q \
-	DOT(k, q, scl, sum, scb, t)
+// Q4_UNPACK turns Z12 into Z13: lane r = bytes scales 0..7, mins 0..7 of
+// row r (K4_SCALES of kquant_dot_amd64.s, four rows at once):
+//
+//	scales 0-3 = u0 & 63       scales 4-7 = u2 & 15 | (u0 >> 6) << 4
+//	mins 0-3   = u1 & 63       mins 4-7   = u2 >> 4 | (u1 >> 6) << 4
+#define Q4_UNPACK \
+	VPSHUFD    $0xed, Z12, Z13             /* u0, u2, u1, u2 */ \
+	VPSRLVD    ·q4kUnpackShift(SB), Z13, Z13 /* u0, u2, u1, u2 >> 4 */ \
+	VPSHUFD    $0x84, Z12, Z0              /* -, u0, -, u1 */ \
+	VPSRLD     $2, Z0, Z0                  /* bits 6-7 of each byte to 4-5 */ \
+	VPANDD     ·q4kUnpackHigh(SB), Z0, Z0  /* 0, 0x30 mask, 0, 0x30 mask */ \
+	VPTERNLOGD $0xec, ·q4kUnpackLow(SB), Z0, Z13 /* Z13 = Z13 & (63, 15, 63, 15 masks) | Z0 */
 
-#define Q4_CHUNK4(C, k, off) \
-	C(k, off, WP0, SCL0, SUM0, Y0, Y1, Y2) \
-	C(k, off, WP1, SCL1, SUM1, Y3, Y4, Y5) \
-	C(k, off, WP2, SCL2, SUM2, Y6, Y7, Y8) \
-	C(k, off, WP3, SCL3, SUM3, Y9, Y10, Y11)
+// Q4_DMIN: Y14 = d·dx, dmin·dx of rows 0..3 (float32 pairs), stored at
+// 0(SP) for the broadcast FMAs (DMIN2 and FIN_M of kquant_dot_amd64.s).
+#define Q4_DMIN \
+	VPERMD          Z12, Z15, Z1   /* dword 0 of each lane: d|dmin of rows 0..3 */ \
+	VCVTPH2PS       X1, Y1 \
+	VMULPS.BCST     (XP), Y1, Y1   /* * dx */ \
+	VMOVUPS         Y1, 0(SP)
 
-// Q4_FIN(wp, sum, mp, acc): acc += (dw*dx)*float(sum), then
-// acc -= (dminw*dx)*float(mp) (FIN_M).
-#define Q4_FIN(wp, sum, mp, acc) \
-	VMOVD        (wp), X0 \
-	VCVTPH2PS    X0, X0       /* dw, dminw */ \
-	VMULPS       X13, X0, X0  /* dw*dx, dminw*dx */ \
-	VBROADCASTSS X0, Y1 \
-	VMOVSHDUP    X0, X0 \
-	VBROADCASTSS X0, Y2 \
-	VCVTDQ2PS    sum, sum \
-	VFMADD231PS  sum, Y1, acc \
-	VCVTDQ2PS    mp, mp \
-	VFNMADD231PS mp, Y2, acc
+// Q4_PAIR(p, wp, sc, sum, OP): sum OP= scales · (chunks 2p, 2p+1 of q·x):
+// the 32 quant bytes of the pair in both halves, low nibbles kept in the
+// low half and high nibbles in the high half by one affine map, then
+// VPMADDUBSW with the 64 activations and the two-scale vector of the pair.
+#define Q4_PAIR(p, wp, sc, sum, OP) \
+	VPANDD          16+64*p(wp), Z14, Z2 \
+	VPSRLW          $4, 16+64*p(wp), Z8 \
+	VPANDD          Z14, Z8, Z8 \
+	VPMADDUBSW      XA(p), Z2, Z2 \
+	VPSHUFB         ·q4kPairScale2+128*p(SB), sc, Z3 \
+	OP              Z3, Z2, sum \
+	VPMADDUBSW      XB(p), Z8, Z8 \
+	VPSHUFB         ·q4kPairScale2+128*p+64(SB), sc, Z3 \
+	VPDPWSSD        Z3, Z8, sum
+
+#define Q4_PAIR0(wp, sc, sum, OP) \
+	VPANDD          16(wp), Z14, Z2 \
+	VPSRLW          $4, 16(wp), Z8 \
+	VPANDD          Z14, Z8, Z8 \
+	VPMADDUBSW      Z16, Z2, Z2 \
+	VPSHUFB         ·q4kPairScale2+0(SB), sc, Z3 \
+	OP              Z3, Z2, sum \
+	VPMADDUBSW      Z17, Z8, Z8 \
+	VPSHUFB         ·q4kPairScale2+64(SB), sc, Z3 \
+	VPDPWSSD        Z3, Z8, sum
+#define Q4_PAIR1(wp, sc, sum, OP) \
+	VPANDD          80(wp), Z14, Z2 \
+	VPSRLW          $4, 80(wp), Z8 \
+	VPANDD          Z14, Z8, Z8 \
+	VPMADDUBSW      Z18, Z2, Z2 \
+	VPSHUFB         ·q4kPairScale2+128(SB), sc, Z3 \
+	OP              Z3, Z2, sum \
+	VPMADDUBSW      Z19, Z8, Z8 \
+	VPSHUFB         ·q4kPairScale2+192(SB), sc, Z3 \
+	VPDPWSSD        Z3, Z8, sum
+// Q4_ROW(lane, wp, sum, mp): the integer work of one row: sum = the lanes of
+// the four chunk pairs, mp = bsums · mins (each min twice).
+#define Q4_ROW(lane, wp, sum, mp) \
+	VSHUFI32X4 $lane, Z13, Z13, Z4          /* the row's scales and mins in every lane */ \
+	VPSHUFB    ·q4kMinPairs(SB), Y4, Y5     /* m0 m0 m1 m1 ... as int16 */ \
+	VPMADDWD   260(XP), Y5, mp              /* bsums * mins, pairs summed */ \
+	Q4_PAIR0(wp, Z4, sum, VPMADDWD) \
+	Q4_PAIR1(wp, Z4, sum, VPDPWSSD)
+
+// Q4_FIN(r, sum, sumy, mp, acc): acc += (dw·dx)·float(lanes), then
+// acc -= (dminw·dx)·float(mp) (FIN_M).
+#define Q4_FIN(r, sum, sumy, mp, acc) \
+	FOLD(sum, sumy, Y6) \
+	VCVTDQ2PS         Y6, Y6 \
+	VFMADD231PS.BCST  8*r(SP), Y6, acc \
+	VCVTDQ2PS         mp, Y7 \
+	VFNMADD231PS.BCST 4+8*r(SP), Y7, acc
 
 // Prefetch of the rows eight on: 4×144 bytes per super-block.
 #define PREFETCH_Q4_K \
@@ -281,43 +347,172 @@ fusedDot4Q6_KAVX512_done:
 	ADDQ       $576, PF
 
 // func fusedDot4Q4_KAVX512(groups int, w []byte, rb int, xp []byte, out *[4]float32)
-TEXT ·fusedDot4Q4_KAVX512(SB), NOSPLIT, $0-72
+TEXT ·fusedDot4Q4_KAVX512(SB), NOSPLIT, $32-72
 	SETUPK
-	BCAST8B(0x0f0f0f0f, MLO)
+	VMOVDQU64 ·q4kDminIdx(SB), Z15
+	VPBROADCASTD ·q6kLowNibble(SB), Z14
 
 fusedDot4Q4_KAVX512_loop:
-	TESTQ NG, NG
-	JZ    fusedDot4Q4_KAVX512_done
 	PREFETCH_Q4_K
-	Q4_SCALES(WP0, SCL0, MP0)
-	Q4_SCALES(WP1, SCL1, MP1)
-	Q4_SCALES(WP2, SCL2, MP2)
-	Q4_SCALES(WP3, SCL3, MP3)
-	VPXORD SUM0, SUM0, SUM0
-	VPXORD SUM1, SUM1, SUM1
-	VPXORD SUM2, SUM2, SUM2
-	VPXORD SUM3, SUM3, SUM3
-	Q4_CHUNK4(Q4_LO, 0, 16)
-	Q4_CHUNK4(Q4_HI, 1, 16)
-	Q4_CHUNK4(Q4_LO, 2, 48)
-	Q4_CHUNK4(Q4_HI, 3, 48)
-	Q4_CHUNK4(Q4_LO, 4, 80)
-	Q4_CHUNK4(Q4_HI, 5, 80)
-	Q4_CHUNK4(Q4_LO, 6, 112)
-	Q4_CHUNK4(Q4_HI, 7, 112)
-	VBROADCASTSS (XP), X13 // dx
-	Q4_FIN(WP0, SUM0, MP0, ACC0)
-	Q4_FIN(WP1, SUM1, MP1, ACC1)
-	Q4_FIN(WP2, SUM2, MP2, ACC2)
-	Q4_FIN(WP3, SUM3, MP3, ACC3)
+	VMOVDQU64 4(XP), Y16
+	VINSERTI64X4 $1, 68(XP), Z16, Z16
+	VMOVDQU64 36(XP), Y17
+	VINSERTI64X4 $1, 100(XP), Z17, Z17
+	VMOVDQU64 132(XP), Y18
+	VINSERTI64X4 $1, 196(XP), Z18, Z18
+	VMOVDQU64 164(XP), Y19
+	VINSERTI64X4 $1, 228(XP), Z19, Z19
+	Q4_RAW
+	Q4_UNPACK
+	Q4_DMIN
+	Q4_ROW(0x00, WP0, SUM0, Y28)
+	Q4_ROW(0x55, WP1, SUM1, Y29)
+	Q4_ROW(0xaa, WP2, SUM2, Y30)
+	Q4_ROW(0xff, WP3, SUM3, Y31)
+	Q4_FIN(0, SUM0, Y20, Y28, ACC0)
+	Q4_FIN(1, SUM1, Y21, Y29, ACC1)
+	Q4_FIN(2, SUM2, Y22, Y30, ACC2)
+	Q4_FIN(3, SUM3, Y23, Y31, ACC3)
 	ADDQ  $144, WP0
 	ADDQ  $144, WP1
 	ADDQ  $144, WP2
 	ADDQ  $144, WP3
 	ADDQ  $292, XP
 	DECQ  NG
-	JMP   fusedDot4Q4_KAVX512_loop
+	JNZ   fusedDot4Q4_KAVX512_loop
 
-fusedDot4Q4_KAVX512_done:
 	FINISH4
 	RET
+
+// q4kNibbles: VGF2P8AFFINEQB matrices, low half keeps bits 0-3 of each
+// byte, high half moves bits 4-7 to 0-3 (output bit i is the parity of the
+// input with byte 7-i of the quadword).
+DATA ·q4kNibbles+0(SB)/8, $0x0102040800000000
+DATA ·q4kNibbles+8(SB)/8, $0x0102040800000000
+DATA ·q4kNibbles+16(SB)/8, $0x0102040800000000
+DATA ·q4kNibbles+24(SB)/8, $0x0102040800000000
+DATA ·q4kNibbles+32(SB)/8, $0x1020408000000000
+DATA ·q4kNibbles+40(SB)/8, $0x1020408000000000
+DATA ·q4kNibbles+48(SB)/8, $0x1020408000000000
+DATA ·q4kNibbles+56(SB)/8, $0x1020408000000000
+GLOBL ·q4kNibbles(SB), RODATA|NOPTR, $64
+
+// q4kPairScale: four VPSHUFB controls; entry p makes int16 words of scale
+// byte 2p in the low half and of byte 2p+1 in the high half (0x80: zero).
+DATA ·q4kPairScale+0(SB)/8, $0x8000800080008000
+DATA ·q4kPairScale+8(SB)/8, $0x8000800080008000
+DATA ·q4kPairScale+16(SB)/8, $0x8000800080008000
+DATA ·q4kPairScale+24(SB)/8, $0x8000800080008000
+DATA ·q4kPairScale+32(SB)/8, $0x8001800180018001
+DATA ·q4kPairScale+40(SB)/8, $0x8001800180018001
+DATA ·q4kPairScale+48(SB)/8, $0x8001800180018001
+DATA ·q4kPairScale+56(SB)/8, $0x8001800180018001
+DATA ·q4kPairScale+64(SB)/8, $0x8002800280028002
+DATA ·q4kPairScale+72(SB)/8, $0x8002800280028002
+DATA ·q4kPairScale+80(SB)/8, $0x8002800280028002
+DATA ·q4kPairScale+88(SB)/8, $0x8002800280028002
+DATA ·q4kPairScale+96(SB)/8, $0x8003800380038003
+DATA ·q4kPairScale+104(SB)/8, $0x8003800380038003
+DATA ·q4kPairScale+112(SB)/8, $0x8003800380038003
+DATA ·q4kPairScale+120(SB)/8, $0x8003800380038003
+DATA ·q4kPairScale+128(SB)/8, $0x8004800480048004
+DATA ·q4kPairScale+136(SB)/8, $0x8004800480048004
+DATA ·q4kPairScale+144(SB)/8, $0x8004800480048004
+DATA ·q4kPairScale+152(SB)/8, $0x8004800480048004
+DATA ·q4kPairScale+160(SB)/8, $0x8005800580058005
+DATA ·q4kPairScale+168(SB)/8, $0x8005800580058005
+DATA ·q4kPairScale+176(SB)/8, $0x8005800580058005
+DATA ·q4kPairScale+184(SB)/8, $0x8005800580058005
+DATA ·q4kPairScale+192(SB)/8, $0x8006800680068006
+DATA ·q4kPairScale+200(SB)/8, $0x8006800680068006
+DATA ·q4kPairScale+208(SB)/8, $0x8006800680068006
+DATA ·q4kPairScale+216(SB)/8, $0x8006800680068006
+DATA ·q4kPairScale+224(SB)/8, $0x8007800780078007
+DATA ·q4kPairScale+232(SB)/8, $0x8007800780078007
+DATA ·q4kPairScale+240(SB)/8, $0x8007800780078007
+DATA ·q4kPairScale+248(SB)/8, $0x8007800780078007
+GLOBL ·q4kPairScale(SB), RODATA|NOPTR, $256
+
+// q4kMinPairs: VPSHUFB control making int16 words m0 m0 m1 m1 m2 m2 m3 m3
+// (low lane) and m4 m4 ... m7 m7 (high lane) from min bytes 8..15.
+DATA ·q4kMinPairs+0(SB)/8, $0x8009800980088008
+DATA ·q4kMinPairs+8(SB)/8, $0x800b800b800a800a
+DATA ·q4kMinPairs+16(SB)/8, $0x800d800d800c800c
+DATA ·q4kMinPairs+24(SB)/8, $0x800f800f800e800e
+GLOBL ·q4kMinPairs(SB), RODATA|NOPTR, $32
+
+// Q4_UNPACK's per-lane dword constants: shift counts, masks of the top
+// bits (moved to bits 4-5) and masks of the low bits.
+DATA ·q4kUnpackShift+0(SB)/8, $0
+DATA ·q4kUnpackShift+8(SB)/8, $0x0000000400000000
+DATA ·q4kUnpackShift+16(SB)/8, $0
+DATA ·q4kUnpackShift+24(SB)/8, $0x0000000400000000
+DATA ·q4kUnpackShift+32(SB)/8, $0
+DATA ·q4kUnpackShift+40(SB)/8, $0x0000000400000000
+DATA ·q4kUnpackShift+48(SB)/8, $0
+DATA ·q4kUnpackShift+56(SB)/8, $0x0000000400000000
+GLOBL ·q4kUnpackShift(SB), RODATA|NOPTR, $64
+
+DATA ·q4kUnpackHigh+0(SB)/8, $0x3030303000000000
+DATA ·q4kUnpackHigh+8(SB)/8, $0x3030303000000000
+DATA ·q4kUnpackHigh+16(SB)/8, $0x3030303000000000
+DATA ·q4kUnpackHigh+24(SB)/8, $0x3030303000000000
+DATA ·q4kUnpackHigh+32(SB)/8, $0x3030303000000000
+DATA ·q4kUnpackHigh+40(SB)/8, $0x3030303000000000
+DATA ·q4kUnpackHigh+48(SB)/8, $0x3030303000000000
+DATA ·q4kUnpackHigh+56(SB)/8, $0x3030303000000000
+GLOBL ·q4kUnpackHigh(SB), RODATA|NOPTR, $64
+
+DATA ·q4kUnpackLow+0(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA ·q4kUnpackLow+8(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA ·q4kUnpackLow+16(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA ·q4kUnpackLow+24(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA ·q4kUnpackLow+32(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA ·q4kUnpackLow+40(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA ·q4kUnpackLow+48(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA ·q4kUnpackLow+56(SB)/8, $0x0f0f0f0f3f3f3f3f
+GLOBL ·q4kUnpackLow(SB), RODATA|NOPTR, $64
+
+// q4kDminIdx: VPERMD index gathering dword 0 of each 128-bit lane.
+DATA ·q4kDminIdx+0(SB)/8, $0x0000000400000000
+DATA ·q4kDminIdx+8(SB)/8, $0x0000000c00000008
+DATA ·q4kDminIdx+16(SB)/8, $0
+DATA ·q4kDminIdx+24(SB)/8, $0
+DATA ·q4kDminIdx+32(SB)/8, $0
+DATA ·q4kDminIdx+40(SB)/8, $0
+DATA ·q4kDminIdx+48(SB)/8, $0
+DATA ·q4kDminIdx+56(SB)/8, $0
+GLOBL ·q4kDminIdx(SB), RODATA|NOPTR, $64
+DATA ·q4kPairScale2+0(SB)/8, $0x8000800080008000
+DATA ·q4kPairScale2+8(SB)/8, $0x8000800080008000
+DATA ·q4kPairScale2+16(SB)/8, $0x8000800080008000
+DATA ·q4kPairScale2+24(SB)/8, $0x8000800080008000
+DATA ·q4kPairScale2+32(SB)/8, $0x8002800280028002
+DATA ·q4kPairScale2+40(SB)/8, $0x8002800280028002
+DATA ·q4kPairScale2+48(SB)/8, $0x8002800280028002
+DATA ·q4kPairScale2+56(SB)/8, $0x8002800280028002
+DATA ·q4kPairScale2+64(SB)/8, $0x8001800180018001
+DATA ·q4kPairScale2+72(SB)/8, $0x8001800180018001
+DATA ·q4kPairScale2+80(SB)/8, $0x8001800180018001
+DATA ·q4kPairScale2+88(SB)/8, $0x8001800180018001
+DATA ·q4kPairScale2+96(SB)/8, $0x8003800380038003
+DATA ·q4kPairScale2+104(SB)/8, $0x8003800380038003
+DATA ·q4kPairScale2+112(SB)/8, $0x8003800380038003
+DATA ·q4kPairScale2+120(SB)/8, $0x8003800380038003
+DATA ·q4kPairScale2+128(SB)/8, $0x8004800480048004
+DATA ·q4kPairScale2+136(SB)/8, $0x8004800480048004
+DATA ·q4kPairScale2+144(SB)/8, $0x8004800480048004
+DATA ·q4kPairScale2+152(SB)/8, $0x8004800480048004
+DATA ·q4kPairScale2+160(SB)/8, $0x8006800680068006
+DATA ·q4kPairScale2+168(SB)/8, $0x8006800680068006
+DATA ·q4kPairScale2+176(SB)/8, $0x8006800680068006
+DATA ·q4kPairScale2+184(SB)/8, $0x8006800680068006
+DATA ·q4kPairScale2+192(SB)/8, $0x8005800580058005
+DATA ·q4kPairScale2+200(SB)/8, $0x8005800580058005
+DATA ·q4kPairScale2+208(SB)/8, $0x8005800580058005
+DATA ·q4kPairScale2+216(SB)/8, $0x8005800580058005
+DATA ·q4kPairScale2+224(SB)/8, $0x8007800780078007
+DATA ·q4kPairScale2+232(SB)/8, $0x8007800780078007
+DATA ·q4kPairScale2+240(SB)/8, $0x8007800780078007
+DATA ·q4kPairScale2+248(SB)/8, $0x8007800780078007
+GLOBL ·q4kPairScale2(SB), RODATA|NOPTR, $256
