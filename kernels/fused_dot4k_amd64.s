@@ -84,6 +84,247 @@
 	VEXTRACTI64X4 $1, sum, y \
 	VPADDD        sumy, y, y
 
+// ---- Q4_K (144-byte super-blocks: d, dmin, scales[12], qs[128]).
+//
+// Chunks k and k+2 share a register: the 64 bytes qs[64h:64h+64] hold
+// chunks 4h, 4h+2 in their low nibbles and 4h+1, 4h+3 in their high
+// nibbles, so one load serves four chunks and the activations are
+// gathered to match once per super-block (X01..X67, shared by the rows).
+// The scale/min unpacking of super-block g+1 runs during super-block g
+// (its result waits in NEXT and 0(SP)), off the critical path.
+
+#define MLO Z14     /* 0x0f in every byte */
+#define CUR Z13     /* unpacked scales/mins of this super-block, row r in lane r */
+#define NEXT Z11    /* the same for the next one */
+#define X02 Z16     /* activations of chunks 0 | 2 */
+#define X13 Z17     /* 1 | 3 */
+#define X46 Z18     /* 4 | 6 */
+#define X57 Z19     /* 5 | 7 */
+
+// Q4_RAW(off) gathers the first 16 bytes of the four rows' super-blocks
+// at off (a register) into Z12, row r in 128-bit lane r: dwords d|dmin,
+// u0, u1, u2 (u0..u2: the twelve 6-bit scale/min bytes, see scaleMinK4).
+#define Q4_RAW(off) \
+	VMOVDQU      (WP0)(off*1), X12 \
+	VINSERTI32X4 $1, (WP1)(off*1), Y12, Y12 \
+	VMOVDQU      (WP2)(off*1), X0 \
+	VINSERTI32X4 $1, (WP3)(off*1), Y0, Y0 \
+	VINSERTI64X4 $1, Y0, Z12, Z12
+
+// Q4_UNPACK(dst) turns Z12 into dst: lane r = bytes scales 0..7, mins
+// 0..7 of row r (K4_SCALES of kquant_dot_amd64.s, four rows at once):
+//
+//	scales 0-3 = u0 & 63       scales 4-7 = u2 & 15 | (u0 >> 6) << 4
+//	mins 0-3   = u1 & 63       mins 4-7   = u2 >> 4 | (u1 >> 6) << 4
+#define Q4_UNPACK(dst) \
+	VPSHUFD    $0xed, Z12, dst               /* u0, u2, u1, u2 */ \
+	VPSRLVD    ·q4kUnpackShift(SB), dst, dst /* u0, u2, u1, u2 >> 4 */ \
+	VPSHUFD    $0x84, Z12, Z0                /* -, u0, -, u1 */ \
+	VPSRLD     $2, Z0, Z0                    /* bits 6-7 of each byte to 4-5 */ \
+	VPANDD     ·q4kUnpackHigh(SB), Z0, Z0    /* 0, 0x30 mask, 0, 0x30 mask */ \
+	VPTERNLOGD $0xec, ·q4kUnpackLow(SB), Z0, dst /* dst & (63, 15, 63, 15 masks) | Z0 */
+
+// Q4_DMIN(xoff): Y10 = dw·dx, dminw·dx of rows 0..3 (float32 pairs; dx
+// at xoff(XP)) from Z12 (DMIN2 and FIN_M of kquant_dot_amd64.s).
+#define Q4_DMIN(xoff) \
+	VPERMD      Z12, Z15, Z1         /* dword 0 of each lane: d|dmin of rows 0..3 */ \
+	VCVTPH2PS   X1, Y10 \
+	VMULPS.BCST (XP)(xoff*1), Y10, Y10 /* * dx */
+
+// Q4_ACTS gathers the activations of the chunk pairs.
+#define Q4_ACTS \
+	VMOVDQU64    4(XP), Y16 \
+	VINSERTI64X4 $1, 68(XP), X02, X02 \
+	VMOVDQU64    36(XP), Y17 \
+	VINSERTI64X4 $1, 100(XP), X13, X13 \
+	VMOVDQU64    132(XP), Y18 \
+	VINSERTI64X4 $1, 196(XP), X46, X46 \
+	VMOVDQU64    164(XP), Y19 \
+	VINSERTI64X4 $1, 228(XP), X57, X57
+
+// Q4_HALF(h, wp, sc, sum, OP, XL, XH): sum OP= scales · q·x over chunks
+// 4h..4h+3: the low nibbles of qs[64h:] against XL, the high ones against
+// XH, each with its two-scale vector (VPSHUFB of the row's scales).
+#define Q4_HALF(h, wp, sc, sum, OP, XL, XH) \
+	VPANDD     16+64*h(wp), MLO, Z2 \
+	VPSRLW     $4, 16+64*h(wp), Z5 \
+	VPANDD     MLO, Z5, Z5 \
+	VPMADDUBSW XL, Z2, Z2                          /* u8 q * s8 x, pairs summed to int16 */ \
+	VPSHUFB    ·q4kPairScale+128*h(SB), sc, Z3     /* scale 4h low, 4h+2 high */ \
+	OP         Z3, Z2, sum                         /* sum (+)= scale * pairs, pairs summed */ \
+	VPMADDUBSW XH, Z5, Z5 \
+	VPSHUFB    ·q4kPairScale+128*h+64(SB), sc, Z3 \
+	VPDPWSSD   Z3, Z5, sum
+
+// Q4_ROW(lane, wp, sum, mp): the integer work of one row: sum = the lanes
+// of the chunk pairs, mp = bsums · mins (each min twice).
+#define Q4_ROW(lane, wp, sum, mp) \
+	VSHUFI32X4 $lane, CUR, CUR, Z4      /* the row's scales and mins in every lane */ \
+	VPSHUFB    ·q4kMinPairs(SB), Y4, Y5 /* m0 m0 m1 m1 ... as int16 */ \
+	VPMADDWD   260(XP), Y5, mp          /* bsums * mins, pairs summed */ \
+	Q4_HALF(0, wp, Z4, sum, VPMADDWD, X02, X13) \
+	Q4_HALF(1, wp, Z4, sum, VPDPWSSD, X46, X57)
+
+// Q4_FIN(r, sum, sumy, mp, acc): acc += (dw·dx)·float(lanes), then
+// acc -= (dminw·dx)·float(mp) (FIN_M).
+#define Q4_FIN(r, sum, sumy, mp, acc) \
+	FOLD(sum, sumy, Y6) \
+	VCVTDQ2PS         Y6, Y6 \
+	VFMADD231PS.BCST  8*r(SP), Y6, acc \
+	VCVTDQ2PS         mp, Y7 \
+	VFNMADD231PS.BCST 4+8*r(SP), Y7, acc
+
+// Prefetch of the rows eight on: 4×144 bytes per super-block.
+#define PREFETCH_Q4_K \
+	PREFETCHT1 0(PF) \
+	PREFETCHT1 64(PF) \
+	PREFETCHT1 128(PF) \
+	PREFETCHT1 192(PF) \
+	PREFETCHT1 256(PF) \
+	PREFETCHT1 320(PF) \
+	PREFETCHT1 384(PF) \
+	PREFETCHT1 448(PF) \
+	PREFETCHT1 512(PF) \
+	ADDQ       $576, PF
+
+// func fusedDot4Q4_KAVX512(groups int, w []byte, rb int, xp []byte, out *[4]float32)
+TEXT ·fusedDot4Q4_KAVX512(SB), NOSPLIT, $32-72
+	SETUPK
+	VMOVDQU64    ·q4kDminIdx(SB), Z15
+	VPBROADCASTD ·q4kLowNibble(SB), MLO
+	XORL         R12, R12
+	Q4_RAW(R12)
+	Q4_UNPACK(CUR)
+	Q4_DMIN(R12)
+	VMOVUPS      Y10, 0(SP)
+
+fusedDot4Q4_KAVX512_loop:
+	PREFETCH_Q4_K
+	MOVQ    $144, BX      /* next super-block: 144 bytes on, 292 in x ... */
+	MOVQ    $292, DX
+	CMPQ    NG, $1
+	CMOVQEQ R12, BX       /* ... or this one again on the last */
+	CMOVQEQ R12, DX
+	Q4_RAW(BX)
+	Q4_UNPACK(NEXT)
+	Q4_DMIN(DX)
+	Q4_ACTS
+	Q4_ROW(0x00, WP0, SUM0, Y28)
+	Q4_ROW(0x55, WP1, SUM1, Y29)
+	Q4_ROW(0xaa, WP2, SUM2, Y30)
+	Q4_ROW(0xff, WP3, SUM3, Y31)
+	Q4_FIN(0, SUM0, Y20, Y28, ACC0)
+	Q4_FIN(1, SUM1, Y21, Y29, ACC1)
+	Q4_FIN(2, SUM2, Y22, Y30, ACC2)
+	Q4_FIN(3, SUM3, Y23, Y31, ACC3)
+	VMOVUPS   Y10, 0(SP)
+	VMOVDQA64 NEXT, CUR
+	ADDQ      $144, WP0
+	ADDQ      $144, WP1
+	ADDQ      $144, WP2
+	ADDQ      $144, WP3
+	ADDQ      $292, XP
+	DECQ      NG
+	JNZ       fusedDot4Q4_KAVX512_loop
+
+	FINISH4
+	RET
+
+#undef MLO
+#undef CUR
+#undef NEXT
+
+DATA ·q4kLowNibble+0(SB)/4, $0x0f0f0f0f
+GLOBL ·q4kLowNibble(SB), RODATA|NOPTR, $4
+
+// Q4_UNPACK's per-lane dword constants: shift counts, masks of the top
+// bits (moved to bits 4-5) and masks of the low bits.
+DATA ·q4kUnpackShift+0(SB)/8, $0
+DATA ·q4kUnpackShift+8(SB)/8, $0x0000000400000000
+DATA ·q4kUnpackShift+16(SB)/8, $0
+DATA ·q4kUnpackShift+24(SB)/8, $0x0000000400000000
+DATA ·q4kUnpackShift+32(SB)/8, $0
+DATA ·q4kUnpackShift+40(SB)/8, $0x0000000400000000
+DATA ·q4kUnpackShift+48(SB)/8, $0
+DATA ·q4kUnpackShift+56(SB)/8, $0x0000000400000000
+GLOBL ·q4kUnpackShift(SB), RODATA|NOPTR, $64
+
+DATA ·q4kUnpackHigh+0(SB)/8, $0x3030303000000000
+DATA ·q4kUnpackHigh+8(SB)/8, $0x3030303000000000
+DATA ·q4kUnpackHigh+16(SB)/8, $0x3030303000000000
+DATA ·q4kUnpackHigh+24(SB)/8, $0x3030303000000000
+DATA ·q4kUnpackHigh+32(SB)/8, $0x3030303000000000
+DATA ·q4kUnpackHigh+40(SB)/8, $0x3030303000000000
+DATA ·q4kUnpackHigh+48(SB)/8, $0x3030303000000000
+DATA ·q4kUnpackHigh+56(SB)/8, $0x3030303000000000
+GLOBL ·q4kUnpackHigh(SB), RODATA|NOPTR, $64
+
+DATA ·q4kUnpackLow+0(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA ·q4kUnpackLow+8(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA ·q4kUnpackLow+16(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA ·q4kUnpackLow+24(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA ·q4kUnpackLow+32(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA ·q4kUnpackLow+40(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA ·q4kUnpackLow+48(SB)/8, $0x0f0f0f0f3f3f3f3f
+DATA ·q4kUnpackLow+56(SB)/8, $0x0f0f0f0f3f3f3f3f
+GLOBL ·q4kUnpackLow(SB), RODATA|NOPTR, $64
+
+// q4kDminIdx: VPERMD index gathering dword 0 of each 128-bit lane.
+DATA ·q4kDminIdx+0(SB)/8, $0x0000000400000000
+DATA ·q4kDminIdx+8(SB)/8, $0x0000000c00000008
+DATA ·q4kDminIdx+16(SB)/8, $0
+DATA ·q4kDminIdx+24(SB)/8, $0
+DATA ·q4kDminIdx+32(SB)/8, $0
+DATA ·q4kDminIdx+40(SB)/8, $0
+DATA ·q4kDminIdx+48(SB)/8, $0
+DATA ·q4kDminIdx+56(SB)/8, $0
+GLOBL ·q4kDminIdx(SB), RODATA|NOPTR, $64
+
+// q4kMinPairs: VPSHUFB control making int16 words m0 m0 m1 m1 m2 m2 m3 m3
+// (low lane) and m4 m4 ... m7 m7 (high lane) from min bytes 8..15.
+DATA ·q4kMinPairs+0(SB)/8, $0x8009800980088008
+DATA ·q4kMinPairs+8(SB)/8, $0x800b800b800a800a
+DATA ·q4kMinPairs+16(SB)/8, $0x800d800d800c800c
+DATA ·q4kMinPairs+24(SB)/8, $0x800f800f800e800e
+GLOBL ·q4kMinPairs(SB), RODATA|NOPTR, $32
+
+// q4kPairScale: VPSHUFB controls making int16 words of one scale byte in
+// the low half and another in the high half (0x80: zero): scales 0 | 2,
+// 1 | 3, 4 | 6, 5 | 7.
+DATA ·q4kPairScale+0(SB)/8, $0x8000800080008000
+DATA ·q4kPairScale+8(SB)/8, $0x8000800080008000
+DATA ·q4kPairScale+16(SB)/8, $0x8000800080008000
+DATA ·q4kPairScale+24(SB)/8, $0x8000800080008000
+DATA ·q4kPairScale+32(SB)/8, $0x8002800280028002
+DATA ·q4kPairScale+40(SB)/8, $0x8002800280028002
+DATA ·q4kPairScale+48(SB)/8, $0x8002800280028002
+DATA ·q4kPairScale+56(SB)/8, $0x8002800280028002
+DATA ·q4kPairScale+64(SB)/8, $0x8001800180018001
+DATA ·q4kPairScale+72(SB)/8, $0x8001800180018001
+DATA ·q4kPairScale+80(SB)/8, $0x8001800180018001
+DATA ·q4kPairScale+88(SB)/8, $0x8001800180018001
+DATA ·q4kPairScale+96(SB)/8, $0x8003800380038003
+DATA ·q4kPairScale+104(SB)/8, $0x8003800380038003
+DATA ·q4kPairScale+112(SB)/8, $0x8003800380038003
+DATA ·q4kPairScale+120(SB)/8, $0x8003800380038003
+DATA ·q4kPairScale+128(SB)/8, $0x8004800480048004
+DATA ·q4kPairScale+136(SB)/8, $0x8004800480048004
+DATA ·q4kPairScale+144(SB)/8, $0x8004800480048004
+DATA ·q4kPairScale+152(SB)/8, $0x8004800480048004
+DATA ·q4kPairScale+160(SB)/8, $0x8006800680068006
+DATA ·q4kPairScale+168(SB)/8, $0x8006800680068006
+DATA ·q4kPairScale+176(SB)/8, $0x8006800680068006
+DATA ·q4kPairScale+184(SB)/8, $0x8006800680068006
+DATA ·q4kPairScale+192(SB)/8, $0x8005800580058005
+DATA ·q4kPairScale+200(SB)/8, $0x8005800580058005
+DATA ·q4kPairScale+208(SB)/8, $0x8005800580058005
+DATA ·q4kPairScale+216(SB)/8, $0x8005800580058005
+DATA ·q4kPairScale+224(SB)/8, $0x8007800780078007
+DATA ·q4kPairScale+232(SB)/8, $0x8007800780078007
+DATA ·q4kPairScale+240(SB)/8, $0x8007800780078007
+DATA ·q4kPairScale+248(SB)/8, $0x8007800780078007
+GLOBL ·q4kPairScale(SB), RODATA|NOPTR, $256
+
 // ---- Q6_K (210-byte super-blocks: ql[128], qh[64], scales[16], d).
 
 #define MLO Z15     /* 0x0f in every byte */
@@ -248,271 +489,3 @@ DATA ·q6kPairIdx+240(SB)/8, $0x000f000f000f000f
 DATA ·q6kPairIdx+248(SB)/8, $0x000f000f000f000f
 GLOBL ·q6kPairIdx(SB), RODATA|NOPTR, $256
 
-// ---- Q4_K (144-byte super-blocks: d, dmin, scales[12], qs[128]).
-
-// Q4_RAW gathers the first 16 bytes of the four rows' super-blocks into
-// Z12, row r in 128-bit lane r: dwords d|dmin, u0, u1, u2 (u0..u2: the
-// twelve 6-bit scale/min bytes, see scaleMinK4).
-#define Q4_RAW \
-	VMOVDQU      (WP0), X12 \
-	VINSERTI32X4 $1, (WP1), Z12, Z12 \
-	VINSERTI32X4 $2, (WP2), Z12, Z12 \
-	VINSERTI32X4 $3, (WP3), Z12, Z12
-
-// Q4_UNPACK turns Z12 into Z13: lane r = bytes scales 0..7, mins 0..7 of
-// row r (K4_SCALES of kquant_dot_amd64.s, four rows at once):
-//
-//	scales 0-3 = u0 & 63       scales 4-7 = u2 & 15 | (u0 >> 6) << 4
-//	mins 0-3   = u1 & 63       mins 4-7   = u2 >> 4 | (u1 >> 6) << 4
-#define Q4_UNPACK \
-	VPSHUFD    $0xed, Z12, Z13             /* u0, u2, u1, u2 */ \
-	VPSRLVD    ·q4kUnpackShift(SB), Z13, Z13 /* u0, u2, u1, u2 >> 4 */ \
-	VPSHUFD    $0x84, Z12, Z0              /* -, u0, -, u1 */ \
-	VPSRLD     $2, Z0, Z0                  /* bits 6-7 of each byte to 4-5 */ \
-	VPANDD     ·q4kUnpackHigh(SB), Z0, Z0  /* 0, 0x30 mask, 0, 0x30 mask */ \
-	VPTERNLOGD $0xec, ·q4kUnpackLow(SB), Z0, Z13 /* Z13 = Z13 & (63, 15, 63, 15 masks) | Z0 */
-
-// Q4_DMIN: Y14 = d·dx, dmin·dx of rows 0..3 (float32 pairs), stored at
-// 0(SP) for the broadcast FMAs (DMIN2 and FIN_M of kquant_dot_amd64.s).
-#define Q4_DMIN \
-	VPERMD          Z12, Z15, Z1   /* dword 0 of each lane: d|dmin of rows 0..3 */ \
-	VCVTPH2PS       X1, Y1 \
-	VMULPS.BCST     (XP), Y1, Y1   /* * dx */ \
-	VMOVUPS         Y1, 0(SP)
-
-// Q4_PAIR(p, wp, sc, sum, OP): sum OP= scales · (chunks 2p, 2p+1 of q·x):
-// the 32 quant bytes of the pair in both halves, low nibbles kept in the
-// low half and high nibbles in the high half by one affine map, then
-// VPMADDUBSW with the 64 activations and the two-scale vector of the pair.
-#define Q4_PAIR(p, wp, sc, sum, OP) \
-	VPANDD          16+64*p(wp), Z14, Z2 \
-	VPSRLW          $4, 16+64*p(wp), Z8 \
-	VPANDD          Z14, Z8, Z8 \
-	VPMADDUBSW      XA(p), Z2, Z2 \
-	VPSHUFB         ·q4kPairScale2+128*p(SB), sc, Z3 \
-	OP              Z3, Z2, sum \
-	VPMADDUBSW      XB(p), Z8, Z8 \
-	VPSHUFB         ·q4kPairScale2+128*p+64(SB), sc, Z3 \
-	VPDPWSSD        Z3, Z8, sum
-
-#define Q4_PAIR0(wp, sc, sum, OP) \
-	VPANDD          16(wp), Z14, Z2 \
-	VPSRLW          $4, 16(wp), Z8 \
-	VPANDD          Z14, Z8, Z8 \
-	VPMADDUBSW      Z16, Z2, Z2 \
-	VPSHUFB         ·q4kPairScale2+0(SB), sc, Z3 \
-	OP              Z3, Z2, sum \
-	VPMADDUBSW      Z17, Z8, Z8 \
-	VPSHUFB         ·q4kPairScale2+64(SB), sc, Z3 \
-	VPDPWSSD        Z3, Z8, sum
-#define Q4_PAIR1(wp, sc, sum, OP) \
-	VPANDD          80(wp), Z14, Z2 \
-	VPSRLW          $4, 80(wp), Z8 \
-	VPANDD          Z14, Z8, Z8 \
-	VPMADDUBSW      Z18, Z2, Z2 \
-	VPSHUFB         ·q4kPairScale2+128(SB), sc, Z3 \
-	OP              Z3, Z2, sum \
-	VPMADDUBSW      Z19, Z8, Z8 \
-	VPSHUFB         ·q4kPairScale2+192(SB), sc, Z3 \
-	VPDPWSSD        Z3, Z8, sum
-// Q4_ROW(lane, wp, sum, mp): the integer work of one row: sum = the lanes of
-// the four chunk pairs, mp = bsums · mins (each min twice).
-#define Q4_ROW(lane, wp, sum, mp) \
-	VSHUFI32X4 $lane, Z13, Z13, Z4          /* the row's scales and mins in every lane */ \
-	VPSHUFB    ·q4kMinPairs(SB), Y4, Y5     /* m0 m0 m1 m1 ... as int16 */ \
-	VPMADDWD   260(XP), Y5, mp              /* bsums * mins, pairs summed */ \
-	Q4_PAIR0(wp, Z4, sum, VPMADDWD) \
-	Q4_PAIR1(wp, Z4, sum, VPDPWSSD)
-
-// Q4_FIN(r, sum, sumy, mp, acc): acc += (dw·dx)·float(lanes), then
-// acc -= (dminw·dx)·float(mp) (FIN_M).
-#define Q4_FIN(r, sum, sumy, mp, acc) \
-	FOLD(sum, sumy, Y6) \
-	VCVTDQ2PS         Y6, Y6 \
-	VFMADD231PS.BCST  8*r(SP), Y6, acc \
-	VCVTDQ2PS         mp, Y7 \
-	VFNMADD231PS.BCST 4+8*r(SP), Y7, acc
-
-// Prefetch of the rows eight on: 4×144 bytes per super-block.
-#define PREFETCH_Q4_K \
-	PREFETCHT1 0(PF) \
-	PREFETCHT1 64(PF) \
-	PREFETCHT1 128(PF) \
-	PREFETCHT1 192(PF) \
-	PREFETCHT1 256(PF) \
-	PREFETCHT1 320(PF) \
-	PREFETCHT1 384(PF) \
-	PREFETCHT1 448(PF) \
-	PREFETCHT1 512(PF) \
-	ADDQ       $576, PF
-
-// func fusedDot4Q4_KAVX512(groups int, w []byte, rb int, xp []byte, out *[4]float32)
-TEXT ·fusedDot4Q4_KAVX512(SB), NOSPLIT, $32-72
-	SETUPK
-	VMOVDQU64 ·q4kDminIdx(SB), Z15
-	VPBROADCASTD ·q6kLowNibble(SB), Z14
-
-fusedDot4Q4_KAVX512_loop:
-	PREFETCH_Q4_K
-	VMOVDQU64 4(XP), Y16
-	VINSERTI64X4 $1, 68(XP), Z16, Z16
-	VMOVDQU64 36(XP), Y17
-	VINSERTI64X4 $1, 100(XP), Z17, Z17
-	VMOVDQU64 132(XP), Y18
-	VINSERTI64X4 $1, 196(XP), Z18, Z18
-	VMOVDQU64 164(XP), Y19
-	VINSERTI64X4 $1, 228(XP), Z19, Z19
-	Q4_RAW
-	Q4_UNPACK
-	Q4_DMIN
-	Q4_ROW(0x00, WP0, SUM0, Y28)
-	Q4_ROW(0x55, WP1, SUM1, Y29)
-	Q4_ROW(0xaa, WP2, SUM2, Y30)
-	Q4_ROW(0xff, WP3, SUM3, Y31)
-	Q4_FIN(0, SUM0, Y20, Y28, ACC0)
-	Q4_FIN(1, SUM1, Y21, Y29, ACC1)
-	Q4_FIN(2, SUM2, Y22, Y30, ACC2)
-	Q4_FIN(3, SUM3, Y23, Y31, ACC3)
-	ADDQ  $144, WP0
-	ADDQ  $144, WP1
-	ADDQ  $144, WP2
-	ADDQ  $144, WP3
-	ADDQ  $292, XP
-	DECQ  NG
-	JNZ   fusedDot4Q4_KAVX512_loop
-
-	FINISH4
-	RET
-
-// q4kNibbles: VGF2P8AFFINEQB matrices, low half keeps bits 0-3 of each
-// byte, high half moves bits 4-7 to 0-3 (output bit i is the parity of the
-// input with byte 7-i of the quadword).
-DATA ·q4kNibbles+0(SB)/8, $0x0102040800000000
-DATA ·q4kNibbles+8(SB)/8, $0x0102040800000000
-DATA ·q4kNibbles+16(SB)/8, $0x0102040800000000
-DATA ·q4kNibbles+24(SB)/8, $0x0102040800000000
-DATA ·q4kNibbles+32(SB)/8, $0x1020408000000000
-DATA ·q4kNibbles+40(SB)/8, $0x1020408000000000
-DATA ·q4kNibbles+48(SB)/8, $0x1020408000000000
-DATA ·q4kNibbles+56(SB)/8, $0x1020408000000000
-GLOBL ·q4kNibbles(SB), RODATA|NOPTR, $64
-
-// q4kPairScale: four VPSHUFB controls; entry p makes int16 words of scale
-// byte 2p in the low half and of byte 2p+1 in the high half (0x80: zero).
-DATA ·q4kPairScale+0(SB)/8, $0x8000800080008000
-DATA ·q4kPairScale+8(SB)/8, $0x8000800080008000
-DATA ·q4kPairScale+16(SB)/8, $0x8000800080008000
-DATA ·q4kPairScale+24(SB)/8, $0x8000800080008000
-DATA ·q4kPairScale+32(SB)/8, $0x8001800180018001
-DATA ·q4kPairScale+40(SB)/8, $0x8001800180018001
-DATA ·q4kPairScale+48(SB)/8, $0x8001800180018001
-DATA ·q4kPairScale+56(SB)/8, $0x8001800180018001
-DATA ·q4kPairScale+64(SB)/8, $0x8002800280028002
-DATA ·q4kPairScale+72(SB)/8, $0x8002800280028002
-DATA ·q4kPairScale+80(SB)/8, $0x8002800280028002
-DATA ·q4kPairScale+88(SB)/8, $0x8002800280028002
-DATA ·q4kPairScale+96(SB)/8, $0x8003800380038003
-DATA ·q4kPairScale+104(SB)/8, $0x8003800380038003
-DATA ·q4kPairScale+112(SB)/8, $0x8003800380038003
-DATA ·q4kPairScale+120(SB)/8, $0x8003800380038003
-DATA ·q4kPairScale+128(SB)/8, $0x8004800480048004
-DATA ·q4kPairScale+136(SB)/8, $0x8004800480048004
-DATA ·q4kPairScale+144(SB)/8, $0x8004800480048004
-DATA ·q4kPairScale+152(SB)/8, $0x8004800480048004
-DATA ·q4kPairScale+160(SB)/8, $0x8005800580058005
-DATA ·q4kPairScale+168(SB)/8, $0x8005800580058005
-DATA ·q4kPairScale+176(SB)/8, $0x8005800580058005
-DATA ·q4kPairScale+184(SB)/8, $0x8005800580058005
-DATA ·q4kPairScale+192(SB)/8, $0x8006800680068006
-DATA ·q4kPairScale+200(SB)/8, $0x8006800680068006
-DATA ·q4kPairScale+208(SB)/8, $0x8006800680068006
-DATA ·q4kPairScale+216(SB)/8, $0x8006800680068006
-DATA ·q4kPairScale+224(SB)/8, $0x8007800780078007
-DATA ·q4kPairScale+232(SB)/8, $0x8007800780078007
-DATA ·q4kPairScale+240(SB)/8, $0x8007800780078007
-DATA ·q4kPairScale+248(SB)/8, $0x8007800780078007
-GLOBL ·q4kPairScale(SB), RODATA|NOPTR, $256
-
-// q4kMinPairs: VPSHUFB control making int16 words m0 m0 m1 m1 m2 m2 m3 m3
-// (low lane) and m4 m4 ... m7 m7 (high lane) from min bytes 8..15.
-DATA ·q4kMinPairs+0(SB)/8, $0x8009800980088008
-DATA ·q4kMinPairs+8(SB)/8, $0x800b800b800a800a
-DATA ·q4kMinPairs+16(SB)/8, $0x800d800d800c800c
-DATA ·q4kMinPairs+24(SB)/8, $0x800f800f800e800e
-GLOBL ·q4kMinPairs(SB), RODATA|NOPTR, $32
-
-// Q4_UNPACK's per-lane dword constants: shift counts, masks of the top
-// bits (moved to bits 4-5) and masks of the low bits.
-DATA ·q4kUnpackShift+0(SB)/8, $0
-DATA ·q4kUnpackShift+8(SB)/8, $0x0000000400000000
-DATA ·q4kUnpackShift+16(SB)/8, $0
-DATA ·q4kUnpackShift+24(SB)/8, $0x0000000400000000
-DATA ·q4kUnpackShift+32(SB)/8, $0
-DATA ·q4kUnpackShift+40(SB)/8, $0x0000000400000000
-DATA ·q4kUnpackShift+48(SB)/8, $0
-DATA ·q4kUnpackShift+56(SB)/8, $0x0000000400000000
-GLOBL ·q4kUnpackShift(SB), RODATA|NOPTR, $64
-
-DATA ·q4kUnpackHigh+0(SB)/8, $0x3030303000000000
-DATA ·q4kUnpackHigh+8(SB)/8, $0x3030303000000000
-DATA ·q4kUnpackHigh+16(SB)/8, $0x3030303000000000
-DATA ·q4kUnpackHigh+24(SB)/8, $0x3030303000000000
-DATA ·q4kUnpackHigh+32(SB)/8, $0x3030303000000000
-DATA ·q4kUnpackHigh+40(SB)/8, $0x3030303000000000
-DATA ·q4kUnpackHigh+48(SB)/8, $0x3030303000000000
-DATA ·q4kUnpackHigh+56(SB)/8, $0x3030303000000000
-GLOBL ·q4kUnpackHigh(SB), RODATA|NOPTR, $64
-
-DATA ·q4kUnpackLow+0(SB)/8, $0x0f0f0f0f3f3f3f3f
-DATA ·q4kUnpackLow+8(SB)/8, $0x0f0f0f0f3f3f3f3f
-DATA ·q4kUnpackLow+16(SB)/8, $0x0f0f0f0f3f3f3f3f
-DATA ·q4kUnpackLow+24(SB)/8, $0x0f0f0f0f3f3f3f3f
-DATA ·q4kUnpackLow+32(SB)/8, $0x0f0f0f0f3f3f3f3f
-DATA ·q4kUnpackLow+40(SB)/8, $0x0f0f0f0f3f3f3f3f
-DATA ·q4kUnpackLow+48(SB)/8, $0x0f0f0f0f3f3f3f3f
-DATA ·q4kUnpackLow+56(SB)/8, $0x0f0f0f0f3f3f3f3f
-GLOBL ·q4kUnpackLow(SB), RODATA|NOPTR, $64
-
-// q4kDminIdx: VPERMD index gathering dword 0 of each 128-bit lane.
-DATA ·q4kDminIdx+0(SB)/8, $0x0000000400000000
-DATA ·q4kDminIdx+8(SB)/8, $0x0000000c00000008
-DATA ·q4kDminIdx+16(SB)/8, $0
-DATA ·q4kDminIdx+24(SB)/8, $0
-DATA ·q4kDminIdx+32(SB)/8, $0
-DATA ·q4kDminIdx+40(SB)/8, $0
-DATA ·q4kDminIdx+48(SB)/8, $0
-DATA ·q4kDminIdx+56(SB)/8, $0
-GLOBL ·q4kDminIdx(SB), RODATA|NOPTR, $64
-DATA ·q4kPairScale2+0(SB)/8, $0x8000800080008000
-DATA ·q4kPairScale2+8(SB)/8, $0x8000800080008000
-DATA ·q4kPairScale2+16(SB)/8, $0x8000800080008000
-DATA ·q4kPairScale2+24(SB)/8, $0x8000800080008000
-DATA ·q4kPairScale2+32(SB)/8, $0x8002800280028002
-DATA ·q4kPairScale2+40(SB)/8, $0x8002800280028002
-DATA ·q4kPairScale2+48(SB)/8, $0x8002800280028002
-DATA ·q4kPairScale2+56(SB)/8, $0x8002800280028002
-DATA ·q4kPairScale2+64(SB)/8, $0x8001800180018001
-DATA ·q4kPairScale2+72(SB)/8, $0x8001800180018001
-DATA ·q4kPairScale2+80(SB)/8, $0x8001800180018001
-DATA ·q4kPairScale2+88(SB)/8, $0x8001800180018001
-DATA ·q4kPairScale2+96(SB)/8, $0x8003800380038003
-DATA ·q4kPairScale2+104(SB)/8, $0x8003800380038003
-DATA ·q4kPairScale2+112(SB)/8, $0x8003800380038003
-DATA ·q4kPairScale2+120(SB)/8, $0x8003800380038003
-DATA ·q4kPairScale2+128(SB)/8, $0x8004800480048004
-DATA ·q4kPairScale2+136(SB)/8, $0x8004800480048004
-DATA ·q4kPairScale2+144(SB)/8, $0x8004800480048004
-DATA ·q4kPairScale2+152(SB)/8, $0x8004800480048004
-DATA ·q4kPairScale2+160(SB)/8, $0x8006800680068006
-DATA ·q4kPairScale2+168(SB)/8, $0x8006800680068006
-DATA ·q4kPairScale2+176(SB)/8, $0x8006800680068006
-DATA ·q4kPairScale2+184(SB)/8, $0x8006800680068006
-DATA ·q4kPairScale2+192(SB)/8, $0x8005800580058005
-DATA ·q4kPairScale2+200(SB)/8, $0x8005800580058005
-DATA ·q4kPairScale2+208(SB)/8, $0x8005800580058005
-DATA ·q4kPairScale2+216(SB)/8, $0x8005800580058005
-DATA ·q4kPairScale2+224(SB)/8, $0x8007800780078007
-DATA ·q4kPairScale2+232(SB)/8, $0x8007800780078007
-DATA ·q4kPairScale2+240(SB)/8, $0x8007800780078007
-DATA ·q4kPairScale2+248(SB)/8, $0x8007800780078007
-GLOBL ·q4kPairScale2(SB), RODATA|NOPTR, $256
