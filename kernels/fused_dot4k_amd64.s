@@ -347,12 +347,14 @@ GLOBL ·q4kPairScale(SB), RODATA|NOPTR, $256
 // in. Scales: sub-block 4p+i in 128-bit lane i for pair p (VPERMW).
 #define Q6_HALF(h, wp, sum, IDXA, IDXB) \
 	VBROADCASTI64X4 128+32*h(wp), Z5 \
-	VGF2P8AFFINEQB  $0, ·q6kHigh01(SB), Z5, Z6 /* qh bits 0-1 | 2-3 to 4-5 */ \
+	VPSLLVW         ·q6kShift+0(SB), Z5, Z6 \
+	VPANDD          Z10, Z6, Z6 \
 	VPTERNLOGD      $0xf8, 64*h(wp), MLO, Z6    /* q = Z6 | ql & 15 */ \
 	VPMADDUBSW      4+128*h(XP), Z6, Z6         /* u8 q * s8 x, pairs summed to int16 */ \
 	VPERMW          Z4, IDXA, Z7                /* scale of each 16 values */ \
 	VPDPWSSD        Z7, Z6, sum \
-	VGF2P8AFFINEQB  $0, ·q6kHigh23(SB), Z5, Z8 /* qh bits 4-5 | 6-7 to 4-5 */ \
+	VPSRLVW         ·q6kShift+64(SB), Z5, Z8 \
+	VPANDD          Z10, Z8, Z8 \
 	VPSRLW          $4, 64*h(wp), Z9 \
 	VPTERNLOGD      $0xf8, Z9, MLO, Z8          /* q = Z8 | (ql >> 4) & 15 */ \
 	VPMADDUBSW      4+128*h+64(XP), Z8, Z8 \
@@ -397,6 +399,7 @@ GLOBL ·q4kPairScale(SB), RODATA|NOPTR, $256
 TEXT ·fusedDot4Q6_KAVX512(SB), NOSPLIT, $0-72
 	SETUPK
 	VPBROADCASTD ·q6kLowNibble(SB), MLO
+	VPBROADCASTD ·q6kM30(SB), Z10
 	VMOVDQU64    ·q6kPairIdx+0(SB), Z16
 	VMOVDQU64    ·q6kPairIdx+64(SB), Z17
 	VMOVDQU64    ·q6kPairIdx+128(SB), Z18
@@ -489,3 +492,23 @@ DATA ·q6kPairIdx+240(SB)/8, $0x000f000f000f000f
 DATA ·q6kPairIdx+248(SB)/8, $0x000f000f000f000f
 GLOBL ·q6kPairIdx(SB), RODATA|NOPTR, $256
 
+DATA ·q6kM30+0(SB)/4, $0x30303030
+GLOBL ·q6kM30(SB), RODATA|NOPTR, $4
+
+DATA ·q6kShift+0(SB)/8, $0x0004000400040004
+DATA ·q6kShift+8(SB)/8, $0x0004000400040004
+DATA ·q6kShift+16(SB)/8, $0x0004000400040004
+DATA ·q6kShift+24(SB)/8, $0x0004000400040004
+DATA ·q6kShift+32(SB)/8, $0x0002000200020002
+DATA ·q6kShift+40(SB)/8, $0x0002000200020002
+DATA ·q6kShift+48(SB)/8, $0x0002000200020002
+DATA ·q6kShift+56(SB)/8, $0x0002000200020002
+DATA ·q6kShift+64(SB)/8, $0
+DATA ·q6kShift+72(SB)/8, $0
+DATA ·q6kShift+80(SB)/8, $0
+DATA ·q6kShift+88(SB)/8, $0
+DATA ·q6kShift+96(SB)/8, $0x0002000200020002
+DATA ·q6kShift+104(SB)/8, $0x0002000200020002
+DATA ·q6kShift+112(SB)/8, $0x0002000200020002
+DATA ·q6kShift+120(SB)/8, $0x0002000200020002
+GLOBL ·q6kShift(SB), RODATA|NOPTR, $128
