@@ -118,36 +118,3 @@ func FuzzFusedDot4K(f *testing.F) {
 		checkFused4K(t, c.typ, c.k, c.one, w, rb, xq, n, "fuzz")
 	})
 }
-
-// BenchmarkFusedDot4K measures the four-row K-quant kernels against the
-// one-row dot on weights in L2 (64 rows) and beyond it (1024 rows, 1.2 to
-// 1.7 MB per pass), n = 2048.
-func BenchmarkFusedDot4K(b *testing.B) {
-	skipNoFused4K(b)
-	const n = 2048
-	r := rand.New(rand.NewPCG(3, 4))
-	for _, c := range fusedDot4KCases {
-		for _, rows := range []int{64, 1024} {
-			w := randomMatrix(r, c.typ, rows, n)
-			xq, _ := quantizeActs(c.typ, randomActs(r, n))
-			rb := c.typ.RowBytes(n)
-			var out [4]float32
-			b.Run(fmt.Sprintf("%v/rows=%d/kernel", c.typ, rows), func(b *testing.B) {
-				b.SetBytes(int64(len(w)))
-				for b.Loop() {
-					for i := 0; i < rows; i += 4 {
-						c.k(n/QK_K, w[i*rb:], rb, xq, &out)
-					}
-				}
-			})
-			b.Run(fmt.Sprintf("%v/rows=%d/onerow", c.typ, rows), func(b *testing.B) {
-				b.SetBytes(int64(len(w)))
-				for b.Loop() {
-					for i := range rows {
-						out[0] = c.one(n, w[i*rb:(i+1)*rb], xq)
-					}
-				}
-			})
-		}
-	}
-}
