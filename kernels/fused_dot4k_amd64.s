@@ -17,8 +17,13 @@
 // horizontal sum) are those of the one-row kernels in the same order with
 // the same values, so every result has their bits.
 //
+// Every weight byte is loaded once per super-block and the activations
+// once per super-block for all four rows (registers), with the shuffle
+// controls in registers too: on Zen 4 the 512-bit loads limited the first
+// version of these kernels as much as the arithmetic did.
+//
 // Measured on Zen 4 (one core, 64 rows of 2048 values in L2), against the
-// 256-bit kernels they replace: Q4_K 24.8 -> 29.5 GB/s, Q6_K 26.5 -> 32.6
+// 256-bit kernels they replace: Q4_K 24.8 -> 31.0 GB/s, Q6_K 26.5 -> 37.3
 // GB/s. VGF2P8AFFINEQB (one affine bit map per byte) unpacked nibbles in
 // one instruction but measured no faster than shift and mask there, so
 // only AVX-512 F/BW/VL and VNNI are needed.
@@ -140,18 +145,20 @@
 	VMOVDQU64    164(XP), Y19 \
 	VINSERTI64X4 $1, 228(XP), X57, X57
 
-// Q4_HALF(h, wp, sc, sum, OP, XL, XH): sum OP= scales · q·x over chunks
+// Q4_HALF(h, wp, sc, sum, OP, XL, XH, CL, CH): sum OP= scales · q·x over chunks
 // 4h..4h+3: the low nibbles of qs[64h:] against XL, the high ones against
-// XH, each with its two-scale vector (VPSHUFB of the row's scales).
-#define Q4_HALF(h, wp, sc, sum, OP, XL, XH) \
-	VPANDD     16+64*h(wp), MLO, Z2 \
-	VPSRLW     $4, 16+64*h(wp), Z5 \
+// XH, each with its two-scale vector (VPSHUFB of the row's scales with the
+// controls CL, CH).
+#define Q4_HALF(h, wp, sc, sum, OP, XL, XH, CL, CH) \
+	VMOVDQU64  16+64*h(wp), Z5 \
+	VPANDD     Z5, MLO, Z2 \
+	VPSRLW     $4, Z5, Z5 \
 	VPANDD     MLO, Z5, Z5 \
 	VPMADDUBSW XL, Z2, Z2                          /* u8 q * s8 x, pairs summed to int16 */ \
-	VPSHUFB    ·q4kPairScale+128*h(SB), sc, Z3     /* scale 4h low, 4h+2 high */ \
+	VPSHUFB    CL, sc, Z3                          /* scale 4h low, 4h+2 high */ \
 	OP         Z3, Z2, sum                         /* sum (+)= scale * pairs, pairs summed */ \
 	VPMADDUBSW XH, Z5, Z5 \
-	VPSHUFB    ·q4kPairScale+128*h+64(SB), sc, Z3 \
+	VPSHUFB    CH, sc, Z3 \
 	VPDPWSSD   Z3, Z5, sum
 
 // Q4_ROW(lane, wp, sum, mp): the integer work of one row: sum = the lanes
@@ -160,17 +167,17 @@
 	VSHUFI32X4 $lane, CUR, CUR, Z4      /* the row's scales and mins in every lane */ \
 	VPSHUFB    ·q4kMinPairs(SB), Y4, Y5 /* m0 m0 m1 m1 ... as int16 */ \
 	VPMADDWD   260(XP), Y5, mp          /* bsums * mins, pairs summed */ \
-	Q4_HALF(0, wp, Z4, sum, VPMADDWD, X02, X13) \
-	Q4_HALF(1, wp, Z4, sum, VPDPWSSD, X46, X57)
+	Q4_HALF(0, wp, Z4, sum, VPMADDWD, X02, X13, Z6, Z7) \
+	Q4_HALF(1, wp, Z4, sum, VPDPWSSD, X46, X57, Z8, Z9)
 
 // Q4_FIN(r, sum, sumy, mp, acc): acc += (dw·dx)·float(lanes), then
 // acc -= (dminw·dx)·float(mp) (FIN_M).
 #define Q4_FIN(r, sum, sumy, mp, acc) \
-	FOLD(sum, sumy, Y6) \
-	VCVTDQ2PS         Y6, Y6 \
-	VFMADD231PS.BCST  8*r(SP), Y6, acc \
-	VCVTDQ2PS         mp, Y7 \
-	VFNMADD231PS.BCST 4+8*r(SP), Y7, acc
+	FOLD(sum, sumy, Y2) \
+	VCVTDQ2PS         Y2, Y2 \
+	VFMADD231PS.BCST  8*r(SP), Y2, acc \
+	VCVTDQ2PS         mp, Y3 \
+	VFNMADD231PS.BCST 4+8*r(SP), Y3, acc
 
 // Prefetch of the rows eight on: 4×144 bytes per super-block.
 #define PREFETCH_Q4_K \
@@ -190,6 +197,10 @@ TEXT ·fusedDot4Q4_KAVX512(SB), NOSPLIT, $32-72
 	SETUPK
 	VMOVDQU64    ·q4kDminIdx(SB), Z15
 	VPBROADCASTD ·q4kLowNibble(SB), MLO
+	VMOVDQU64    ·q4kPairScale+0(SB), Z6
+	VMOVDQU64    ·q4kPairScale+64(SB), Z7
+	VMOVDQU64    ·q4kPairScale+128(SB), Z8
+	VMOVDQU64    ·q4kPairScale+192(SB), Z9
 	XORL         R12, R12
 	Q4_RAW(R12)
 	Q4_UNPACK(CUR)
@@ -338,34 +349,36 @@ GLOBL ·q4kPairScale(SB), RODATA|NOPTR, $256
 	VPMADDWD  NBS, Y4, sumy \
 	VPSLLD    $5, sumy, sumy
 
-// Q6_HALF(h, wp, sum, IDXA, IDXB): sum += scales · q·x over values
+// Q6_HALF(h, wp, sum, IDXA, IDXB, XA, XB): sum += scales · q·x over values
 // 128h..128h+127: the pair of chunks 4h, 4h+1 (low nibbles of ql[64h:],
 // qh[32h:] bits 0-1 and 2-3) and the pair 4h+2, 4h+3 (high nibbles, qh
-// bits 4-5 and 6-7), each pair's 64 activations one contiguous operand.
+// bits 4-5 and 6-7), each pair's 64 activations one contiguous load, made
+// once per super-block for the four rows (XA, XB).
 // The 32 qh bytes sit in both halves; a word shift by a different count
 // per half (q6kShift) and a mask move each half's two bits to bits 4-5,
 // VPTERNLOGD ors the nibbles in. Scales: sub-block 4p+i in 128-bit lane i
 // for pair p (VPERMW).
-#define Q6_HALF(h, wp, sum, IDXA, IDXB) \
+#define Q6_HALF(h, wp, sum, IDXA, IDXB, XA, XB) \
 	VBROADCASTI64X4 128+32*h(wp), Z5 \
-	VPSLLVW         ·q6kShift+0(SB), Z5, Z6     /* qh << 4 | qh << 2 */ \
+	VMOVDQU64       64*h(wp), Z9                /* ql */ \
+	VPSLLVW         Z11, Z5, Z6                 /* qh << 4 | qh << 2 */ \
 	VPANDD          M30, Z6, Z6                 /* bits 0-1 | 2-3 now at 4-5 */ \
-	VPTERNLOGD      $0xf8, 64*h(wp), MLO, Z6    /* q = Z6 | ql & 15 */ \
-	VPMADDUBSW      4+128*h(XP), Z6, Z6         /* u8 q * s8 x, pairs summed to int16 */ \
+	VPTERNLOGD      $0xf8, Z9, MLO, Z6          /* q = Z6 | ql & 15 */ \
+	VPMADDUBSW      XA, Z6, Z6                  /* u8 q * s8 x, pairs summed to int16 */ \
 	VPERMW          Z4, IDXA, Z7                /* scale of each 16 values */ \
 	VPDPWSSD        Z7, Z6, sum \
-	VPSRLVW         ·q6kShift+64(SB), Z5, Z8    /* qh | qh >> 2 */ \
+	VPSRLVW         Z12, Z5, Z8                 /* qh | qh >> 2 */ \
 	VPANDD          M30, Z8, Z8                 /* bits 4-5 | 6-7 now at 4-5 */ \
-	VPSRLW          $4, 64*h(wp), Z9 \
+	VPSRLW          $4, Z9, Z9 \
 	VPTERNLOGD      $0xf8, Z9, MLO, Z8          /* q = Z8 | (ql >> 4) & 15 */ \
-	VPMADDUBSW      4+128*h+64(XP), Z8, Z8 \
+	VPMADDUBSW      XB, Z8, Z8 \
 	VPERMW          Z4, IDXB, Z7 \
 	VPDPWSSD        Z7, Z8, sum
 
 #define Q6_ROW(wp, sum, sumy) \
 	Q6_OFFSET(wp, sumy) \
-	Q6_HALF(0, wp, sum, Z16, Z17) \
-	Q6_HALF(1, wp, sum, Z18, Z19)
+	Q6_HALF(0, wp, sum, Z16, Z17, Z28, Z29) \
+	Q6_HALF(1, wp, sum, Z18, Z19, Z30, Z31)
 
 // Q6_D stores dw·dx of rows 0..3 at 0(SP): the four fp16 d gathered in a
 // general register, converted and multiplied together (D1 and FIN_D of
@@ -421,11 +434,17 @@ TEXT ·fusedDot4Q6_KAVX512(SB), NOSPLIT, $16-72
 	VMOVDQU64    ·q6kPairIdx+64(SB), Z17
 	VMOVDQU64    ·q6kPairIdx+128(SB), Z18
 	VMOVDQU64    ·q6kPairIdx+192(SB), Z19
+	VMOVDQU64    ·q6kShift+0(SB), Z11
+	VMOVDQU64    ·q6kShift+64(SB), Z12
 
 fusedDot4Q6_KAVX512_loop:
 	PREFETCH_Q6_K
 	VPXORD NBS, NBS, NBS
 	VPSUBW 260(XP), NBS, NBS
+	VMOVDQU64 4(XP), Z28          /* activations of chunks 0, 1 */
+	VMOVDQU64 68(XP), Z29         /* 2, 3 */
+	VMOVDQU64 132(XP), Z30        /* 4, 5 */
+	VMOVDQU64 196(XP), Z31        /* 6, 7 */
 	Q6_D
 	Q6_ROW(WP0, SUM0, Y20)
 	Q6_ROW(WP1, SUM1, Y21)
