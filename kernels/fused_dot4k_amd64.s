@@ -17,10 +17,10 @@
 // horizontal sum) are those of the one-row kernels in the same order with
 // the same values, so every result has their bits.
 //
-// Every weight byte is loaded once per super-block and the activations
-// once per super-block for all four rows (registers), with the shuffle
-// controls in registers too: on Zen 4 the 512-bit loads limited the first
-// version of these kernels as much as the arithmetic did.
+// Each quant byte is loaded once and the activations once per super-block
+// for all four rows (kept in registers), and the shuffle controls live in
+// registers: on Zen 4 the 512-bit loads limited the first version of these
+// kernels as much as the arithmetic did.
 //
 // Measured on Zen 4 (one core, 64 rows of 2048 values in L2), against the
 // 256-bit kernels they replace: Q4_K 24.8 -> 31.0 GB/s, Q6_K 26.5 -> 37.3
