@@ -31,7 +31,9 @@ func fusedDot4Q4_0AVX512(groups int, w []byte, rb int, xp []byte, out *[4]float3
 // n/256 super-blocks; nothing is prepared). Each row repeats the steps of
 // vecDotQ4_KAVX512 / vecDotQ6_KAVX512 (integer lanes, per-super-block float
 // chains, final horizontal sum), so every result has their bits, which are
-// those of the AVX2 kernels too.
+// those of the AVX2 kernels too. Only the grouping of the exact integer
+// lane sums differs (two 32-value chunks per 512-bit register, folded
+// once per super-block); fused_dot4k_amd64_test.go pins the bits.
 //
 // Preconditions: AVX-512 F/BW/VL and VNNI; groups >= 1; w holds four rows
 // of rb bytes with n = 256·groups values each; x is a q8_K row of n values

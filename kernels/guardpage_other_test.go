@@ -1,4 +1,4 @@
-//go:build !purego && !linux
+//go:build !purego && !linux && (amd64 || arm64)
 
 package kernels
 
