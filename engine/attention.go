@@ -56,20 +56,21 @@ type AttentionShape struct {
 func Attend(out, q []float32, c *kvcache.Cache, layer, seq, n int, sh AttentionShape, s *AttentionScratch) {
 	a := attendTask{c: c, layer: layer, sh: sh}
 	a.bind()
-	for g := range sh.NHeadKV {
-		a.kvGroup(&s.workers[0], out, q, seq, n, g)
+	for g0 := 0; g0 < sh.NHeadKV; g0 += attnBlock {
+		a.kvGroups(&s.workers[0], out, q, seq, n, g0, min(g0+attnBlock, sh.NHeadKV))
 	}
 }
 
 // AttendBatch runs Attend for every token i of a batch: the query row
 // q[i*D:(i+1)*D] (D = NHead*HeadDim) of sequence seq[i] attends to the
 // first pos[i]+1 cached positions and writes out[i*D:(i+1)*D]. The keys
-// and values of every token must already be stored. The (token, KV head)
-// pairs are claimed one at a time by the pool's workers through an atomic
-// counter (later tokens of a prompt attend to more positions, so a static
-// split would be unbalanced); a decode step splits its KV heads. Each pair is
-// computed exactly as Attend computes it, so the thread count does not
-// change the result. Work below attnMinWork multiply-adds runs on the
+// and values of every token must already be stored. The (token, block of
+// KV heads) pairs are claimed one at a time by the pool's workers through
+// an atomic counter (later tokens of a prompt attend to more positions, so
+// a static split would be unbalanced); a decode step splits its KV heads
+// into one block per worker. Each head is computed exactly as Attend
+// computes it, so neither the thread count nor the blocking changes the
+// result. Work below attnMinWork multiply-adds runs on the
 // caller. p may be nil; s must have been sized for p.Threads() workers.
 func AttendBatch(p *kernels.Pool, out, q []float32, seq, pos []int32, c *kvcache.Cache, layer int, sh AttentionShape, s *AttentionScratch) {
 	if p.Threads() > len(s.workers) {
@@ -81,7 +82,6 @@ func AttendBatch(p *kernels.Pool, out, q []float32, seq, pos []int32, c *kvcache
 	a := &s.task
 	*a = attendTask{out: out, q: q, seq: seq, pos: pos, c: c, layer: layer, sh: sh, owner: s}
 	a.bind()
-	a.items = len(seq) * sh.NHeadKV
 	work := 0
 	for _, ps := range pos {
 		work += (int(ps) + 1) * sh.NHead * sh.HeadDim
@@ -90,6 +90,11 @@ func AttendBatch(p *kernels.Pool, out, q []float32, seq, pos []int32, c *kvcache
 	if work < attnMinWork && !kernels.Forced() {
 		nw = 1
 	}
+	// Each token's KV heads go in blocks of at most attnBlock, and in as
+	// many blocks as there are workers per token when that is more (a
+	// decode step splits its heads between the workers).
+	a.blocks = max((sh.NHeadKV+attnBlock-1)/attnBlock, min(sh.NHeadKV, (nw+len(seq)-1)/len(seq)))
+	a.items = len(seq) * a.blocks
 	a.next.Store(0)
 	if nw == 1 {
 		a.Run(0, 1)
@@ -112,7 +117,7 @@ type attendTask struct {
 	c              *kvcache.Cache
 	layer          int
 	sh             AttentionShape
-	items          int
+	items, blocks  int
 	owner          *AttentionScratch
 	kt, vt         kernels.DType
 	kType, vType   kvcache.Type
@@ -145,7 +150,8 @@ func (a *attendTask) Run(worker, _ int) {
 	w := &a.owner.workers[worker]
 	d := a.sh.NHead * a.headDim
 	for it := int(a.next.Add(1)) - 1; it < a.items; it = int(a.next.Add(1)) - 1 {
-		i, g := it/a.sh.NHeadKV, it%a.sh.NHeadKV
-		a.kvGroup(w, a.out[i*d:(i+1)*d], a.q[i*d:(i+1)*d], int(a.seq[i]), int(a.pos[i])+1, g)
+		i, b := it/a.blocks, it%a.blocks
+		g0, g1 := b*a.sh.NHeadKV/a.blocks, (b+1)*a.sh.NHeadKV/a.blocks
+		a.kvGroups(w, a.out[i*d:(i+1)*d], a.q[i*d:(i+1)*d], int(a.seq[i]), int(a.pos[i])+1, g0, g1)
 	}
 }

@@ -33,14 +33,23 @@ import (
 //     four query heads per pass over a key's blocks, no scratch rows);
 //     values summed in the rotated domain and un-rotated once per head.
 
-// groupScratch is one worker's scratch for one (token, KV head).
+// attnBlock is the most KV heads one worker attends together: it walks
+// each chunk of cached rows once for all of them, reading their bytes of a
+// row as one run. At long context the rows come from memory, and walking
+// one head at a time read 52-128 bytes at a stride of a whole row per
+// pass (a 16K turbo3_tcq context ran 30% slower per token over 16 layers
+// than the same attention with its data in cache).
+const attnBlock = 4
+
+// groupScratch is one worker's scratch for one (token, block of up to
+// attnBlock KV heads); slot b holds KV head g0+b's part.
 type groupScratch struct {
-	scores []float32 // group·nCtx: the scores, then probabilities, of each query head
-	qconv  []byte    // group query heads in the key type's vec-dot format
-	qrot   []float32 // group·kPad: rotated, padded query heads (turbo keys)
+	scores []float32 // attnBlock·quads(group)·nCtx: the scores, then probabilities, per head
+	qconv  []byte    // attnBlock·group query heads in the key type's vec-dot format
+	qrot   []float32 // attnBlock·quads(group)·kPad: rotated, padded query heads (turbo keys)
 	krows  []float32 // attnChunk·kPad: expanded turbo key rows
 	vrows  []float32 // (attnChunk+1)·vPad: a continuation slot, then expanded value rows
-	acc    []float32 // group·vPad: per-head sums (turbo: rotated and padded)
+	acc    []float32 // attnBlock·quads(group)·vPad: per-head sums (turbo: rotated and padded)
 	pc     []float32 // attnChunk+1 weights
 }
 
@@ -52,122 +61,168 @@ func newGroupScratch(nCtx, headDim, group int, typeK, typeV kvcache.Type) groupS
 	if typeV.IsTurbo() {
 		vPad = turbo.PaddedLen(headDim)
 	}
+	g4 := quads(group)
 	return groupScratch{
-		scores: make([]float32, group*nCtx),
-		qconv:  make([]byte, group*typeK.DType().VecDotType().RowBytes(headDim)),
-		qrot:   make([]float32, (group+3)/4*4*kPad), // whole fours of queries for ScoreRows4 (the padding stays 0)
+		scores: make([]float32, attnBlock*g4*nCtx),
+		qconv:  make([]byte, attnBlock*group*typeK.DType().VecDotType().RowBytes(headDim)),
+		qrot:   make([]float32, attnBlock*g4*kPad), // whole fours of queries for ScoreRows4 (the padding stays 0)
 		krows:  make([]float32, attnChunk*kPad),
 		vrows:  make([]float32, (attnChunk+1)*vPad),
-		acc:    make([]float32, group*vPad),
+		acc:    make([]float32, attnBlock*g4*vPad),
 		pc:     make([]float32, attnChunk+1),
 	}
 }
 
-// kvGroup attends the query heads of KV head g of one token (q, out: all
-// heads of it) over the first n positions of seq.
-func (a *attendTask) kvGroup(w *attnWorker, out, q []float32, seq, n, g int) {
+// quads rounds a group size up to whole fours of query heads, the unit of
+// ScoreRows4, which reads the padding heads' (zero) queries and ignores
+// their scores.
+func quads(group int) int { return (group + 3) / 4 * 4 }
+
+// headScores returns slot b's score rows: query head j of the group at
+// [j*n, (j+1)*n).
+func (a *attendTask) headScores(gs *groupScratch, b, n int) []float32 {
+	g4 := quads(a.group)
+	return gs.scores[b*g4*n : (b+1)*g4*n]
+}
+
+// kvGroups attends the query heads of KV heads [g0, g1) (at most attnBlock)
+// of one token (q, out: all heads of it) over the first n positions of
+// seq. Each head's result is exactly what it would be alone: its chunks,
+// sums and softmax run in the same order; only the walk over the rows is
+// shared.
+func (a *attendTask) kvGroups(w *attnWorker, out, q []float32, seq, n, g0, g1 int) {
 	w.spans = a.c.Spans(seq, n, w.spans)
-	heads := w.group.scores[:a.group*n]
-	if a.kType.IsTurbo() {
-		a.turboGroupScores(w, heads, q, n, g)
-	} else {
-		a.groupScores(w, heads, q, n, g)
+	gs := &w.group
+	for g := g0; g < g1; g++ {
+		a.prepareQueries(gs, q, g-g0, g)
 	}
-	for j := range a.group {
-		p := heads[j*n : (j+1)*n]
-		kernels.Scale(p, a.sh.Scale)
-		kernels.SoftMax(p)
-		if a.vt == kernels.F16 || a.vt == kernels.BF16 {
-			// ggml's mul_mat converts the probabilities to the value
-			// type's vec-dot format (f16, bf16) first.
-			pq := w.probs[:a.vt.RowBytes(n)]
-			kernels.QuantizeRow(a.vt, pq, p)
-			kernels.DequantizeRow(a.vt, p, pq)
-		}
-	}
-	a.groupValues(w, out, heads, n, g)
-}
-
-// groupScores scores every cached key of KV head g against the group's
-// query heads with the key type's dot, a chunk of keys at a time.
-func (a *attendTask) groupScores(w *attnWorker, heads, q []float32, n, g int) {
-	hd, gs := a.headDim, &w.group
-	qb := a.kt.VecDotType().RowBytes(hd)
-	for j := range a.group {
-		h := g*a.group + j
-		kernels.QuantizeRow(a.kt.VecDotType(), gs.qconv[j*qb:(j+1)*qb], q[h*hd:(h+1)*hd])
-	}
+	kBytes, vBytes := (g1-g0)*a.kHead, (g1-g0)*a.vHead
 	for _, sp := range w.spans {
 		keys := a.c.KeyCells(a.layer, sp.Cell, sp.N)
 		for off := 0; off < sp.N; off += attnChunk {
 			m := min(attnChunk, sp.N-off)
-			prefetchNext(keys, off, sp.N, a.kRow, a.kHead, g)
-			k := keys[off*a.kRow+g*a.kHead:]
-			for j := range a.group {
-				dst := heads[j*n+sp.Pos+off : j*n+sp.Pos+off+m]
-				kernels.AttnScores(a.kt, dst, k, a.kRow, gs.qconv[j*qb:(j+1)*qb], hd)
+			prefetchNext(keys, off, sp.N, a.kRow, g0*a.kHead, kBytes)
+			for g := g0; g < g1; g++ {
+				a.scoreChunk(gs, a.headScores(gs, g-g0, n), g-g0, keys[off*a.kRow+g*a.kHead:], sp.Pos+off, m, n)
 			}
 		}
 	}
-}
-
-// turboGroupScores scores every cached key of KV head g against the
-// group's rotated query heads: fused from the blocks, four query heads at a
-// time, where the type has a fused kernel (TCQ on AVX-512, one block per
-// head), else expanding each key once into the chunk scratch.
-func (a *attendTask) turboGroupScores(w *attnWorker, heads, q []float32, n, g int) {
-	hd, gs, tt := a.headDim, &w.group, a.kType.Turbo()
-	kPad := turbo.PaddedLen(hd)
-	for j := range a.group {
-		h := g*a.group + j
-		turbo.RotateQuery(gs.qrot[j*kPad:(j+1)*kPad], q[h*hd:(h+1)*hd])
-	}
-	fused := kPad == turbo.BlockSize && tt.FusedScores()
-	for _, sp := range w.spans {
-		keys := a.c.KeyCells(a.layer, sp.Cell, sp.N)
-		for off := 0; off < sp.N; off += attnChunk {
-			m := min(attnChunk, sp.N-off)
-			prefetchNext(keys, off, sp.N, a.kRow, a.kHead, g)
-			k := keys[off*a.kRow+g*a.kHead:]
-			if fused {
-				for j := 0; j < a.group; j += 4 {
-					tt.ScoreRows4(heads[j*n+sp.Pos+off:], n, gs.qrot[j*kPad:(j+4)*kPad], min(4, a.group-j), k, a.kRow, m)
-				}
-				continue
-			}
-			rows := gs.krows[:m*kPad]
-			tt.ExpandRows(rows, k, a.kRow, m)
-			for j := range a.group {
-				dst := heads[j*n+sp.Pos+off : j*n+sp.Pos+off+m]
-				kernels.AttnScores(kernels.F32, dst, f32Bytes(rows), 4*kPad, f32Bytes(gs.qrot[j*kPad:(j+1)*kPad]), kPad)
-			}
+	for g := g0; g < g1; g++ {
+		heads := a.headScores(gs, g-g0, n)
+		for j := range a.group {
+			a.softmax(w, heads[j*n:(j+1)*n])
 		}
 	}
-}
-
-// groupValues sums the probabilities of the group's heads times the value
-// rows of KV head g, expanding each row once, and writes the heads' outputs
-// (turbo: un-rotated).
-func (a *attendTask) groupValues(w *attnWorker, out, heads []float32, n, g int) {
-	hd, gs := a.headDim, &w.group
-	vPad := hd
-	if a.vType.IsTurbo() {
-		vPad = turbo.PaddedLen(hd)
-	}
-	acc := gs.acc[:a.group*vPad]
+	acc := gs.acc[:(g1-g0)*quads(a.group)*a.vPad()]
 	clear(acc)
 	for _, sp := range w.spans {
 		values := a.c.ValueCells(a.layer, sp.Cell, sp.N)
 		for off := 0; off < sp.N; off += attnChunk {
 			m := min(attnChunk, sp.N-off)
-			prefetchNext(values, off, sp.N, a.vRow, a.vHead, g)
-			a.expandValues(gs.vrows[vPad:(m+1)*vPad], values, off, m, g, vPad)
-			for j := range a.group {
-				p := heads[j*n+sp.Pos+off : j*n+sp.Pos+off+m]
-				continueGroup(gs, acc[j*vPad:(j+1)*vPad], p, m, vPad)
+			prefetchNext(values, off, sp.N, a.vRow, g0*a.vHead, vBytes)
+			for g := g0; g < g1; g++ {
+				a.valueChunk(gs, a.headScores(gs, g-g0, n), g-g0, values[off*a.vRow+g*a.vHead:], sp.Pos+off, m, n)
 			}
 		}
 	}
+	for g := g0; g < g1; g++ {
+		a.writeOutputs(gs, out, g-g0, g)
+	}
+}
+
+// vPad is the width of a value head in the accumulators (turbo: padded).
+func (a *attendTask) vPad() int {
+	if a.vType.IsTurbo() {
+		return turbo.PaddedLen(a.headDim)
+	}
+	return a.headDim
+}
+
+// prepareQueries puts KV head g's query heads into slot b: in the key
+// type's vec-dot format, or rotated and padded for turbo keys.
+func (a *attendTask) prepareQueries(gs *groupScratch, q []float32, b, g int) {
+	hd := a.headDim
+	if a.kType.IsTurbo() {
+		kPad := turbo.PaddedLen(hd)
+		qr := gs.qrot[b*quads(a.group)*kPad:]
+		for j := range a.group {
+			h := g*a.group + j
+			turbo.RotateQuery(qr[j*kPad:(j+1)*kPad], q[h*hd:(h+1)*hd])
+		}
+		return
+	}
+	qb := a.kt.VecDotType().RowBytes(hd)
+	qc := gs.qconv[b*a.group*qb:]
+	for j := range a.group {
+		h := g*a.group + j
+		kernels.QuantizeRow(a.kt.VecDotType(), qc[j*qb:(j+1)*qb], q[h*hd:(h+1)*hd])
+	}
+}
+
+// scoreChunk scores the m key rows of slot b's head at k (rows a.kRow
+// apart), positions pos… of the sequence, against its query heads into
+// heads[j*n+pos:]: the key type's dot; turbo keys fused from the blocks
+// (ScoreRows4, TCQ on AVX-512 with one block per head) or expanded once
+// into the chunk scratch.
+func (a *attendTask) scoreChunk(gs *groupScratch, heads []float32, b int, k []byte, pos, m, n int) {
+	hd := a.headDim
+	if !a.kType.IsTurbo() {
+		qb := a.kt.VecDotType().RowBytes(hd)
+		qc := gs.qconv[b*a.group*qb:]
+		for j := range a.group {
+			kernels.AttnScores(a.kt, heads[j*n+pos:j*n+pos+m], k, a.kRow, qc[j*qb:(j+1)*qb], hd)
+		}
+		return
+	}
+	tt, kPad := a.kType.Turbo(), turbo.PaddedLen(hd)
+	qr := gs.qrot[b*quads(a.group)*kPad:]
+	if kPad == turbo.BlockSize && tt.FusedScores() {
+		for j := 0; j < a.group; j += 4 {
+			tt.ScoreRows4(heads[j*n+pos:], n, qr[j*kPad:(j+4)*kPad], min(4, a.group-j), k, a.kRow, m)
+		}
+		return
+	}
+	rows := gs.krows[:m*kPad]
+	tt.ExpandRows(rows, k, a.kRow, m)
+	for j := range a.group {
+		kernels.AttnScores(kernels.F32, heads[j*n+pos:j*n+pos+m], f32Bytes(rows), 4*kPad, f32Bytes(qr[j*kPad:(j+1)*kPad]), kPad)
+	}
+}
+
+// softmax turns one query head's scores into probabilities, rounded to
+// the value type's vec-dot format for f16 and bf16 values (ggml's mul_mat
+// converts them first).
+func (a *attendTask) softmax(w *attnWorker, p []float32) {
+	kernels.Scale(p, a.sh.Scale)
+	kernels.SoftMax(p)
+	if a.vt == kernels.F16 || a.vt == kernels.BF16 {
+		pq := w.probs[:a.vt.RowBytes(len(p))]
+		kernels.QuantizeRow(a.vt, pq, p)
+		kernels.DequantizeRow(a.vt, p, pq)
+	}
+}
+
+// valueChunk adds the m value rows at v (positions pos…), expanded once,
+// times each query head's probabilities to slot b's sums.
+func (a *attendTask) valueChunk(gs *groupScratch, heads []float32, b int, v []byte, pos, m, n int) {
+	vPad := a.vPad()
+	acc := gs.acc[b*quads(a.group)*vPad:]
+	rows := gs.vrows[vPad : (m+1)*vPad]
+	if a.vType.IsTurbo() {
+		a.vType.Turbo().ExpandRows(rows, v, a.vRow, m)
+	} else {
+		kernels.DequantizeRows(a.vt, rows, v, a.vRow, vPad, m)
+	}
+	for j := range a.group {
+		continueGroup(gs, acc[j*vPad:(j+1)*vPad], heads[j*n+pos:j*n+pos+m], m, vPad)
+	}
+}
+
+// writeOutputs writes slot b's head outputs for KV head g (turbo:
+// un-rotated).
+func (a *attendTask) writeOutputs(gs *groupScratch, out []float32, b, g int) {
+	hd, vPad := a.headDim, a.vPad()
+	acc := gs.acc[b*quads(a.group)*vPad:]
 	for j := range a.group {
 		h := g*a.group + j
 		if a.vType.IsTurbo() {
@@ -178,27 +233,17 @@ func (a *attendTask) groupValues(w *attnWorker, out, heads []float32, n, g int) 
 	}
 }
 
-// expandValues writes m value rows of KV head g, from position off of a
-// span, as float32 into rows (vPad each; turbo rows rotated; f16 and bf16
-// exactly).
-func (a *attendTask) expandValues(rows []float32, values []byte, off, m, g, vPad int) {
-	if a.vType.IsTurbo() {
-		a.vType.Turbo().ExpandRows(rows[:m*vPad], values[off*a.vRow+g*a.vHead:], a.vRow, m)
-		return
-	}
-	kernels.DequantizeRows(a.vt, rows[:m*vPad], values[off*a.vRow+g*a.vHead:], a.vRow, vPad, m)
-}
-
-// prefetchNext hints the memory of KV head g's rows in the chunk after the
-// one at off (of a span of n rows, row bytes apart, head bytes per head):
-// at long context those rows come from memory, a stride of a whole row
-// apart, and the hint overlaps their loads with this chunk's work.
-func prefetchNext(cells []byte, off, n, row, head, g int) {
+// prefetchNext hints the memory of the rows in the chunk after the one at
+// off (of a span of n rows, row bytes apart): bytes [start, start+size) of
+// each, the heads being attended. At long context those rows come from
+// memory, a stride of a whole row apart, and the hint overlaps their loads
+// with this chunk's work.
+func prefetchNext(cells []byte, off, n, row, start, size int) {
 	next := off + attnChunk
 	if next >= n {
 		return
 	}
-	kernels.PrefetchRows(cells[next*row+g*head:], row, head, min(attnChunk, n-next))
+	kernels.PrefetchRows(cells[next*row+start:], row, size, min(attnChunk, n-next))
 }
 
 // continueGroup adds Σ_r p_r·row_r over the m expanded rows behind the
