@@ -27,10 +27,12 @@ func DefaultParams(nMax int) Params {
 	return Params{MaxDepth: 64, SpecFactor: 2, SpecOffset: 0, MinProb: 0.1, NMax: max(nMax, 1)}
 }
 
+// node is a trie node; its children form a list in insertion order (first,
+// last, and each child's next sibling; -1 ends), so a new node costs no
+// allocation beyond the amortized growth of the node slice.
 type node struct {
-	tok   int32
-	count int32
-	kids  []int32 // node indices
+	tok, count        int32
+	first, last, next int32
 }
 
 // trie holds every suffix of the indexed tokens up to MaxDepth. Appending a
@@ -45,10 +47,10 @@ type trie struct {
 	last   int32
 }
 
-func newTrie() *trie { return &trie{nodes: []node{{tok: -1}}} }
+func newTrie() *trie { return &trie{nodes: []node{{tok: -1, first: -1, last: -1, next: -1}}} }
 
 func (t *trie) child(n int32, tok int32) int32 {
-	for _, k := range t.nodes[n].kids {
+	for k := t.nodes[n].first; k >= 0; k = t.nodes[k].next {
 		if t.nodes[k].tok == tok {
 			return k
 		}
@@ -56,16 +58,26 @@ func (t *trie) child(n int32, tok int32) int32 {
 	return -1
 }
 
+// addChild appends a new child with tok to n's list and returns it.
+func (t *trie) addChild(n int32, tok int32) int32 {
+	k := int32(len(t.nodes))
+	t.nodes = append(t.nodes, node{tok: tok, first: -1, last: -1, next: -1})
+	if p := t.nodes[n].last; p >= 0 {
+		t.nodes[p].next = k
+	} else {
+		t.nodes[n].first = k
+	}
+	t.nodes[n].last = k
+	return k
+}
+
 func (t *trie) push(tok int32, maxDepth int) {
 	t.next = t.next[:0]
 	t.active = append(t.active, 0) // the root starts the one-token suffix
-	for depth, a := range t.active {
-		_ = depth
+	for _, a := range t.active {
 		k := t.child(a, tok)
 		if k < 0 {
-			k = int32(len(t.nodes))
-			t.nodes = append(t.nodes, node{tok: tok})
-			t.nodes[a].kids = append(t.nodes[a].kids, k)
+			k = t.addChild(a, tok)
 		}
 		t.nodes[k].count++
 		t.next = append(t.next, k)
@@ -127,28 +139,36 @@ func (s *Suffix) Draft(reqs []*spec.Request) {
 }
 
 // draft tries every match length ℓ whose suffix occurs in the trie and
-// keeps the path with the best expected accepted length.
+// keeps the path with the best expected accepted length. The trie indexes
+// History, so the node of the context's suffix of length ℓ (which ends
+// with Last) is the Last-child of the node of History's suffix of length
+// ℓ-1: t.active holds those, longest first, and the root stands for ℓ-1
+// = 0. That is one child lookup per ℓ instead of a walk of ℓ from the
+// root.
 func (s *Suffix) draft(t *trie, r *spec.Request) {
 	bestScore, bestStart, bestN := 0.0, int32(-1), 0
 	var bestPath [256]int32
 	var path [256]int32
 	for l := 1; l < s.p.MaxDepth && l <= r.Len(); l++ {
-		n := int32(0)
-		for i := r.Len() - l; i < r.Len() && n >= 0; i++ {
-			n = t.child(n, r.Context(i))
+		parent := int32(0)
+		if l > 1 {
+			if l-1 > len(t.active) {
+				break // no indexed suffix of History is that long
+			}
+			parent = t.active[len(t.active)-(l-1)]
 		}
+		n := t.child(parent, r.Last)
 		if n < 0 {
 			break
 		}
 		budget := min(r.NMax, s.p.NMax, int(float64(l)*s.p.SpecFactor+s.p.SpecOffset), len(path), s.p.MaxDepth-l)
 		prob, score, k := 1.0, 0.0, 0
 		for k < budget {
-			kids := t.nodes[n].kids
-			if len(kids) == 0 {
+			top := t.nodes[n].first
+			if top < 0 {
 				break
 			}
-			top := kids[0]
-			for _, c := range kids[1:] {
+			for c := t.nodes[top].next; c >= 0; c = t.nodes[c].next {
 				if t.nodes[c].count > t.nodes[top].count {
 					top = c
 				}
