@@ -112,10 +112,16 @@ func addBias(x, bias []float32) {
 	}
 }
 
-// feedForward adds down(silu(gate·xn) * up·xn) to the residual stream of
-// the first n tokens.
+// feedForward adds down(silu(gate·xn) * up·xn) (or, for qwen3moe, the
+// routed experts' weighted sum) to the residual stream of the first n
+// tokens.
 func (s *session) feedForward(l *layer, n int) {
 	s.normRows(s.x, l.ffnNorm, n)
+	if l.experts != nil {
+		s.experts.Forward(s.pool, s.act, l.experts, s.proj, s.xn, n)
+		s.addResidual(n)
+		return
+	}
 	s.project(l.gate, s.gate, s.xn, n, true)
 	s.project(l.up, s.up, s.xn, n, !sameActs(l.gate, l.up))
 	g, u := s.gate[:n*s.m.hp.nFF], s.up[:n*s.m.hp.nFF]

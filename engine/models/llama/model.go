@@ -2,8 +2,10 @@
 // llama (Llama 1/2/3: RMSNorm, rotary positions, grouped-query attention,
 // SwiGLU feed-forward, tied or separate output head), qwen2 (the same with
 // q/k/v biases and NEOX rotary) and qwen3 (per-head RMSNorm of q and k before
-// the rotation, NEOX rotary). The three differ only in flags, so they share
-// one package instead of three copies of the same forward pass.
+// the rotation, NEOX rotary) and qwen3moe (qwen3 attention with a
+// mixture-of-experts feed-forward in every layer, no shared expert; the
+// experts are package moe's). They differ only in flags, so they share one
+// package instead of four copies of the same forward pass.
 //
 // Computation follows llama.cpp's CPU backend: activations are converted to
 // the weight's vec-dot format (q8_0/q8_1/q8_K/f16/bf16) before every matrix
@@ -15,6 +17,7 @@ import (
 	"math"
 
 	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/engine/models/moe"
 	"github.com/waggle-llm/waggle/gguf"
 	"github.com/waggle-llm/waggle/kernels"
 )
@@ -23,6 +26,7 @@ func init() {
 	engine.Register("llama", func(f *gguf.File) (engine.Model, error) { return load(f, variantLlama) })
 	engine.Register("qwen2", func(f *gguf.File) (engine.Model, error) { return load(f, variantQwen2) })
 	engine.Register("qwen3", func(f *gguf.File) (engine.Model, error) { return load(f, variantQwen3) })
+	engine.Register("qwen3moe", func(f *gguf.File) (engine.Model, error) { return load(f, variantQwen3MoE) })
 }
 
 // variant holds what distinguishes the members of the family.
@@ -31,13 +35,15 @@ type variant struct {
 	neox    bool // NEOX rotary (pairs i, i+n/2) instead of adjacent pairs
 	biases  bool // q/k/v projections may carry biases
 	qkNorm  bool // per-head RMSNorm of q and k before rotary
+	moe     bool // routed-experts feed-forward instead of dense SwiGLU
 	defBase float32
 }
 
 var (
-	variantLlama = variant{arch: "llama", defBase: 10000}
-	variantQwen2 = variant{arch: "qwen2", neox: true, biases: true, defBase: 10000}
-	variantQwen3 = variant{arch: "qwen3", neox: true, qkNorm: true, defBase: 10000}
+	variantLlama    = variant{arch: "llama", defBase: 10000}
+	variantQwen2    = variant{arch: "qwen2", neox: true, biases: true, defBase: 10000}
+	variantQwen3    = variant{arch: "qwen3", neox: true, qkNorm: true, defBase: 10000}
+	variantQwen3MoE = variant{arch: "qwen3moe", neox: true, qkNorm: true, moe: true, defBase: 10000}
 )
 
 // hparams are the hyper-parameters read from the GGUF metadata.
@@ -45,15 +51,17 @@ type hparams struct {
 	nVocab, nCtxTrain, nEmbd, nLayer, nHead, nHeadKV, headDim, nFF int
 	eps                                                            float32
 	rope                                                           kernels.RopeParams
+	moe                                                            moe.Shape // qwen3moe only
 }
 
 // layer holds one transformer block's weights.
 type layer struct {
 	attnNorm, ffnNorm []float32
 	wq, wk, wv, wo    *engine.Matrix
-	bq, bk, bv        []float32 // qwen2 biases (nil when absent)
-	qNorm, kNorm      []float32 // qwen3 per-head norms (len headDim)
-	gate, up, down    *engine.Matrix
+	bq, bk, bv        []float32      // qwen2 biases (nil when absent)
+	qNorm, kNorm      []float32      // qwen3 per-head norms (len headDim)
+	gate, up, down    *engine.Matrix // dense FFN (nil with experts)
+	experts           *moe.Weights   // qwen3moe FFN (nil when dense)
 }
 
 // Model is a loaded llama-family network.
@@ -99,9 +107,22 @@ func readHparams(f *gguf.File, v variant) (hparams, error) {
 		key string
 	}{
 		{&hp.nEmbd, "embedding_length"}, {&hp.nLayer, "block_count"},
-		{&hp.nHead, "attention.head_count"}, {&hp.nFF, "feed_forward_length"},
+		{&hp.nHead, "attention.head_count"},
 	} {
 		if *p.dst, err = md.RequiredInt(p.key); err != nil {
+			return hp, err
+		}
+	}
+	if v.moe { // the dense width is informative only
+		hp.nFF, err = md.Int("feed_forward_length", 0)
+	} else {
+		hp.nFF, err = md.RequiredInt("feed_forward_length")
+	}
+	if err != nil {
+		return hp, err
+	}
+	if v.moe {
+		if hp.moe, err = moe.ReadShape(md, hp.nEmbd); err != nil {
 			return hp, err
 		}
 	}

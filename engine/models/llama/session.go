@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/engine/models/moe"
 	"github.com/waggle-llm/waggle/kernels"
 	"github.com/waggle-llm/waggle/kvcache"
 )
@@ -20,16 +21,17 @@ type session struct {
 	shape engine.AttentionShape
 
 	// Batch buffers, row i belonging to batch token i.
-	x       []float32 // NBatch × nEmbd residual stream
-	q       []float32 // NBatch × nHead·headDim rotated queries
-	rope    []float32 // NBatch × nRot cos/sin pairs
-	xn      []float32 // NBatch × nEmbd normalised input of a projection
-	k, v    []float32 // NBatch × nHeadKV·headDim keys and values
-	attnOut []float32 // NBatch × nHead·headDim
-	proj    []float32 // NBatch × nEmbd projection output
-	gate    []float32 // NBatch × nFF
-	up      []float32 // NBatch × nFF
-	act     []byte    // NBatch rows of activations in a weight's vec-dot format
+	x       []float32   // NBatch × nEmbd residual stream
+	q       []float32   // NBatch × nHead·headDim rotated queries
+	rope    []float32   // NBatch × nRot cos/sin pairs
+	xn      []float32   // NBatch × nEmbd normalised input of a projection
+	k, v    []float32   // NBatch × nHeadKV·headDim keys and values
+	attnOut []float32   // NBatch × nHead·headDim
+	proj    []float32   // NBatch × nEmbd projection output
+	gate    []float32   // NBatch × nFF
+	up      []float32   // NBatch × nFF
+	act     []byte      // NBatch rows of activations in a weight's vec-dot format
+	experts moe.Scratch // qwen3moe routing and expert buffers
 
 	nextPos []int     // per sequence: expected position of the next token
 	outIdx  []int     // batch indices with Output set
@@ -91,6 +93,9 @@ func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
 		outIdx:  make([]int, 0, o.NBatch),
 		hidden:  map[int][]float32{},
 	}
+	if m.v.moe {
+		s.experts = moe.NewScratch(hp.moe, nb)
+	}
 	return s, nil
 }
 
@@ -99,7 +104,11 @@ func (m *Model) maxActivationBytes() int {
 	n := max(m.output.ActivationBytes(), m.tokEmbd.ActivationBytes())
 	for i := range m.layers {
 		l := &m.layers[i]
-		for _, w := range []*engine.Matrix{l.wq, l.wk, l.wv, l.wo, l.gate, l.up, l.down} {
+		ms := []*engine.Matrix{l.wq, l.wk, l.wv, l.wo, l.gate, l.up, l.down}
+		if l.experts != nil {
+			ms = append(ms[:4], l.experts.Matrices()...)
+		}
+		for _, w := range ms {
 			n = max(n, w.ActivationBytes())
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/engine/models/moe"
 )
 
 // loadWeights binds every tensor, checking shapes; matrices stay in the mmap.
@@ -66,9 +67,15 @@ func (m *Model) loadLayer(w engine.Weights, i int) error {
 	mat(&l.wk, "attn_k.weight", hp.nEmbd, kvDim)
 	mat(&l.wv, "attn_v.weight", hp.nEmbd, kvDim)
 	mat(&l.wo, "attn_output.weight", qDim, hp.nEmbd)
-	mat(&l.gate, "ffn_gate.weight", hp.nEmbd, hp.nFF)
-	mat(&l.up, "ffn_up.weight", hp.nEmbd, hp.nFF)
-	mat(&l.down, "ffn_down.weight", hp.nFF, hp.nEmbd)
+	if m.v.moe {
+		if err == nil {
+			l.experts, err = moe.Load(w, i, hp.moe)
+		}
+	} else {
+		mat(&l.gate, "ffn_gate.weight", hp.nEmbd, hp.nFF)
+		mat(&l.up, "ffn_up.weight", hp.nEmbd, hp.nFF)
+		mat(&l.down, "ffn_down.weight", hp.nFF, hp.nEmbd)
+	}
 	// Biases are optional in every variant (some llama conversions have them).
 	vec(&l.bq, "attn_q.bias", qDim, true)
 	vec(&l.bk, "attn_k.bias", kvDim, true)

@@ -71,10 +71,8 @@ func (l *layer) matrices() []*engine.Matrix {
 	}
 	add(l.gate, l.up, l.down)
 	if e := l.moe; e != nil {
-		add(e.router, e.shGate, e.shUp, e.shDown)
-		add(e.gate...)
-		add(e.up...)
-		add(e.down...)
+		add(e.shGate, e.shUp, e.shDown)
+		add(e.routed.Matrices()...)
 	}
 	return ms
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/engine/models/moe"
 	"github.com/waggle-llm/waggle/kernels"
 )
 
@@ -30,11 +31,10 @@ type deltaWeights struct {
 	index int            // index among the DeltaNet layers (recurrent state slot)
 }
 
-// moeWeights are a mixture-of-experts feed-forward's tensors. Each expert's
-// matrices are row slices of the 3-D tensors, used in place in the mmap.
+// moeWeights are a mixture-of-experts feed-forward's tensors: the routed
+// experts (package moe, used in place in the mmap) and the shared expert.
 type moeWeights struct {
-	router               *engine.Matrix // n_embd → n_expert logits
-	gate, up, down       []*engine.Matrix
+	routed               *moe.Weights
 	shGate, shUp, shDown *engine.Matrix
 	shInp                []float32 // ffn_gate_inp_shexp: one scalar gate per token
 }
