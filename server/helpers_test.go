@@ -72,6 +72,15 @@ func newTestServer(t *testing.T, mutate func(*Config)) *testServer {
 // do sends a request and returns the status and body.
 func (ts *testServer) do(t *testing.T, method, path, body string, hdr ...string) (int, string) {
 	t.Helper()
+	code, b, err := ts.try(method, path, body, hdr...)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	return code, b
+}
+
+// try is do returning the transport error instead of failing the test.
+func (ts *testServer) try(method, path, body string, hdr ...string) (int, string, error) {
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
@@ -82,9 +91,9 @@ func (ts *testServer) do(t *testing.T, method, path, body string, hdr ...string)
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	if err := ts.client.DoTimeout(req, resp, 30*time.Second); err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
+		return 0, "", err
 	}
-	return resp.StatusCode(), string(resp.Body())
+	return resp.StatusCode(), string(resp.Body()), nil
 }
 
 func (ts *testServer) post(t *testing.T, path, body string) (int, map[string]any) {
