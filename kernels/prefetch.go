@@ -18,6 +18,10 @@ func PrefetchRows(p []byte, stride, rowBytes, n int) {
 		return
 	}
 	n = min(n, (len(p)-1)/stride+1)
-	rowBytes = min(rowBytes, stride)
-	prefetchRowsImpl(p, stride, rowBytes, n)
+	// Whole lines inside p only: the last row may end before rowBytes,
+	// and a hint about memory p does not own is harmless to the CPU but
+	// not to a reader.
+	last := len(p) - (n-1)*stride
+	lines := (min(rowBytes, stride, last) + 63) / 64
+	prefetchRowsImpl(p, stride, lines, n)
 }

@@ -4,4 +4,4 @@ package kernels
 
 // prefetchRowsImpl is a no-op where there is no prefetch kernel (purego,
 // other architectures): the hint changes nothing but speed.
-func prefetchRowsImpl(p []byte, stride, rowBytes, n int) {}
+func prefetchRowsImpl(p []byte, stride, lines, n int) {}
