@@ -26,3 +26,10 @@ func scoreRowsAsm(t Type, dst []float32, dstStride int, q []float32, nq int, src
 	}
 	scoreTCQ2x4(d, 4*dstStride, qp, s, stride, m, nq)
 }
+
+// fusedValues: no value kernel yet on amd64 (see accum.go).
+func fusedValues(Type) bool { return false }
+
+func accumulateRowsAsm(t Type, acc []float32, accStride int, p []float32, pStride, nq int, src []byte, stride, m int) {
+	accumulateRowsGo(t, acc, accStride, p, pStride, nq, src, stride, m)
+}
