@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "tcqpairs_arm64.h"
 
 // Row expansion kernels for ExpandRows (semantics as Go in expand_arm64.go).
 // Each routine walks n rows of one block column. Per block it widens the
@@ -12,11 +13,6 @@
 // the bytes of each float32 back together in order. The TCQ kernels load
 // level pairs from a pair table. Offsets below are block byte offsets; every
 // load ends inside the block (noted where it is close).
-
-// Vector instructions the Go assembler lacks, WORD-encoded. Arguments are
-// vector register numbers; the mnemonic each one stands for is beside it.
-#define FMUL4S(m, n, d) WORD $(0x6E20DC00 | ((m)<<16) | ((n)<<5) | (d)) // fmul  Vd.4S, Vn.4S, Vm.4S
-#define FCVTL4S(n, d)   WORD $(0x0E217800 | ((n)<<5) | (d))             // fcvtl Vd.4S, Vn.4H
 
 // Register roles.
 #define DP R0   // &dst[r*w]: the row's 128 outputs
@@ -234,30 +230,12 @@ expandTurbo4NEON_loop:
 expandTurbo4NEON_done:
 	RET
 
-// TCQ: entry x of the pair table holds the levels of the two states in the
-// (6+2k)-bit window x of the stream, so value pair p (states 2p, 2p+1) is
-// one 8-byte load at the window starting at stream bit 2k·p. Per 16 values
-// one 8-byte window WIN of the block is read and UBFX cuts out each pair's
-// index; two pairs are joined in one vector (INS) and multiplied by N.
-
-// QUAD(a, b, w, F, V, v) loads the pairs whose w-bit indices start at bits a
-// and b of WIN into V (named as F, V and number v) and scales them by N.
-#define QUAD(a, b, w, F, V, v) \
-	UBFX  $(a), WIN, $w, IX;  \
-	FMOVD (CB)(IX<<3), F;   \
-	UBFX  $(b), WIN, $w, IX;  \
-	FMOVD (CB)(IX<<3), F31; \
-	VMOV  V31.D[0], V.D[1]; \
-	FMUL4S(0, v, v)
+// TCQ: pair-table decode (DECODE16, tcqpairs_arm64.h), 16 values per step.
 
 // Q16(win, s, d, w) stores 16 values: pairs start at bits s, s+d, ... of
 // the window at win.
 #define Q16(win, s, d, w) \
-	MOVD   win(SRC), WIN;                   \
-	QUAD(s, s+d, w, F1, V1, 1);             \
-	QUAD(s+2*d, s+3*d, w, F2, V2, 2);       \
-	QUAD(s+4*d, s+5*d, w, F3, V3, 3);       \
-	QUAD(s+6*d, s+7*d, w, F4, V4, 4);       \
+	DECODE16(win, s, d, w, SRC); \
 	VST1.P [V1.S4, V2.S4, V3.S4, V4.S4], 64(OUT)
 
 // func expandTCQ3NEON(dst *float32, src *byte, dstStride, srcStride, n int)

@@ -67,12 +67,16 @@ func TestScoreRows4MatchesReference(t *testing.T) {
 	}
 }
 
-// TestFusedScoresWhereExpected: on a CPU with the AVX-512 expansion the
-// TCQ types are fused, the others not (the engine relies on FusedScores to
-// choose its path).
+// fusedScoreLevel is the expansion level the fused kernels run at: AVX-512
+// on amd64, NEON on arm64 (score_arm64_test.go).
+var fusedScoreLevel = expandAVX512
+
+// TestFusedScoresWhereExpected: on a CPU with the AVX-512 (amd64) or NEON
+// (arm64) expansion the TCQ types are fused, the others not (the engine
+// relies on FusedScores to choose its path).
 func TestFusedScoresWhereExpected(t *testing.T) {
 	for _, typ := range Types {
-		want := expandImpl == expandAVX512 && fusedKernelBuilt && (typ == Turbo3TCQ || typ == Turbo2TCQ)
+		want := expandImpl == fusedScoreLevel && fusedKernelBuilt && (typ == Turbo3TCQ || typ == Turbo2TCQ)
 		if got := typ.FusedScores(); got != want {
 			t.Errorf("%s: FusedScores %v, want %v", typ, got, want)
 		}

@@ -1,0 +1,125 @@
+//go:build !purego
+
+package turbo
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// checkAccumNEON runs AccumulateRows4 (the fused kernel where FusedValues)
+// and accumulateRowsGo from the same starting sums: nq heads' sums accStride
+// apart at offset off of a buffer with guard bands, weights pStride apart,
+// m rows of src stride bytes apart. Every element must have the
+// reference's bits (NaN payloads included) and nothing outside the nq
+// heads' 128 sums may change.
+func checkAccumNEON(t testing.TB, label string, r *rand.Rand, typ Type, nq, m int, p []float32, pStride int, src []byte, stride, off int) {
+	const guard, accStride = 13, BlockSize + 9
+	sentinel := math.Float32frombits(0x7fa5a5a5) // a NaN no kernel produces
+	got := make([]float32, guard+off+4*accStride+guard)
+	for i := range got {
+		got[i] = sentinel
+	}
+	n := (nq-1)*accStride + BlockSize
+	for j := range nq {
+		for i := range BlockSize {
+			got[guard+off+j*accStride+i] = float32(r.NormFloat64()) // sums carried over from earlier rows
+		}
+	}
+	want := append([]float32(nil), got...)
+	typ.AccumulateRows4(got[guard+off:guard+off+n:guard+off+n], accStride, p, pStride, nq, src, stride, m)
+	accumulateRowsGo(typ, want[guard+off:guard+off+n], accStride, p, pStride, nq, src, stride, m)
+	for i := range got {
+		at := i - guard - off
+		if at >= 0 && at/accStride < nq && at%accStride < BlockSize {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%s: %s nq=%d m=%d: head %d sum %d = %#x (%v), reference %#x (%v)", label, typ, nq, m,
+					at/accStride, at%accStride, math.Float32bits(got[i]), got[i], math.Float32bits(want[i]), want[i])
+			}
+		} else if math.Float32bits(got[i]) != math.Float32bits(sentinel) {
+			t.Fatalf("%s: %s nq=%d m=%d: element %d outside the sums written: %v", label, typ, nq, m, at, got[i])
+		}
+	}
+}
+
+// randomWeights returns nq heads' weights for m rows, pStride apart:
+// probabilities with exact zeros and ones among them.
+func randomWeights(r *rand.Rand, nq, m, pStride int) []float32 {
+	p := make([]float32, (nq-1)*pStride+m)
+	for i := range p {
+		switch r.IntN(8) {
+		case 0:
+			p[i] = 0
+		case 1:
+			p[i] = 1
+		default:
+			p[i] = r.Float32()
+		}
+	}
+	return p
+}
+
+// TestAccumulateRows4NEON: the fused TCQ kernels give the reference's bits
+// on rows of encoded values, arbitrary bytes and special norms (±0,
+// subnormal, Inf, NaN), 1..4 heads, 1..9, 64, 65, 70 and 129 rows (the
+// wrapper's chunks of 64), strides equal to and beyond a block, misaligned
+// source and sum starts, guard bands around the sums.
+func TestAccumulateRows4NEON(t *testing.T) {
+	r := rand.New(rand.NewPCG(73, 74))
+	for _, typ := range []Type{Turbo3TCQ, Turbo2TCQ} {
+		if !typ.FusedValues() {
+			t.Fatalf("%s: no fused values at the NEON level", typ)
+		}
+		bb := typ.BlockBytes()
+		for _, m := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 64, 65, 70, 129} {
+			for nq := 1; nq <= 4; nq++ {
+				trial := m + nq
+				stride := bb + []int{0, 1, 3 * bb, 7}[trial%4]
+				at := trial % 3
+				src := make([]byte, at+(m-1)*stride+bb)
+				randomRows(t, r, typ, src[at:], BlockSize, stride, m)
+				pStride := m + trial%5
+				p := randomWeights(r, nq, m, pStride)
+				checkAccumNEON(t, "neon", r, typ, nq, m, p, pStride, src[at:], stride, trial%4)
+			}
+		}
+	}
+}
+
+// TestAccumulateRows4NEONNoAlloc: the wrapper's packing stays on the stack.
+func TestAccumulateRows4NEONNoAlloc(t *testing.T) {
+	for _, typ := range []Type{Turbo3TCQ, Turbo2TCQ} {
+		const m = 70
+		src := make([]byte, m*typ.BlockBytes())
+		acc := make([]float32, 4*BlockSize)
+		p := make([]float32, 4*m)
+		q := make([]float32, 4*BlockSize)
+		dst := make([]float32, 4*m)
+		for nq := 1; nq <= 4; nq++ {
+			if a := testing.AllocsPerRun(10, func() {
+				typ.AccumulateRows4(acc, BlockSize, p, m, nq, src, typ.BlockBytes(), m)
+				typ.ScoreRows4(dst, m, q, nq, src, typ.BlockBytes(), m)
+			}); a != 0 {
+				t.Errorf("%s nq=%d: %v allocations", typ, nq, a)
+			}
+		}
+	}
+}
+
+// FuzzAccumulateRows4NEON: arbitrary blocks, row counts, strides and head
+// counts accumulate to the reference's bits.
+func FuzzAccumulateRows4NEON(f *testing.F) {
+	f.Add(uint8(0), uint8(1), uint8(0), uint8(0), make([]byte, 60))
+	f.Add(uint8(1), uint8(66), uint8(5), uint8(3), []byte{0x01, 0x7e, 0xff, 0x00})
+	f.Add(uint8(0), uint8(9), uint8(1), uint8(2), []byte{0x00, 0x7c, 0x12, 0x34, 0x56})
+	f.Fuzz(func(t *testing.T, sel, nRows, extra, nq uint8, data []byte) {
+		typ := []Type{Turbo3TCQ, Turbo2TCQ}[sel%2]
+		bb := typ.BlockBytes()
+		m, stride, heads := 1+int(nRows)%140, bb+int(extra)%64, 1+int(nq)%4
+		src := fuzzRows(data, (m-1)*stride+bb)
+		r := rand.New(rand.NewPCG(uint64(len(data)), uint64(nRows)))
+		pStride := m + int(extra)%3
+		checkAccumNEON(t, "fuzz", r, typ, heads, m, randomWeights(r, heads, m, pStride), pStride, src, stride, int(extra)%4)
+	})
+}
