@@ -8,9 +8,11 @@ import "fmt"
 // float32 scratch first (ExpandRows) costs a 32 KiB store and reload per 64
 // rows, which for the TCQ types evicts the 32 KiB level-pair table the
 // expansion itself reads from L1; the fused kernel keeps each row's values
-// in registers. Where it has no kernel (other types, CPUs without AVX-512,
-// WAGGLE_KERNELS below avx512) FusedScores reports false and callers keep
-// the expanding path; ScoreRows4 still works there, through the reference.
+// in registers. The TCQ types have kernels on amd64 with AVX-512 and on
+// arm64 with NEON (score_arm64.s). Where there is none (other types, amd64
+// without AVX-512 or WAGGLE_KERNELS below avx512, WAGGLE_KERNELS=generic,
+// purego) FusedScores reports false and callers keep the expanding path;
+// ScoreRows4 still works there, through the reference.
 //
 // Values have no fused kernel: accumulating four heads' sums straight from
 // the blocks (accumulators in L1, a load, fused multiply-add and store per
@@ -28,7 +30,8 @@ func (t Type) FusedScores() bool { return fusedScores(t) }
 // BlockSize values, those at j ≥ nq included (zeros, read but unused), so
 // the kernel always runs four. The sums are float32 in an order of the
 // implementation's (16 lanes fused multiply-added, then a fixed tree on
-// AVX-512; sequential in the reference), within tolScore of each other.
+// AVX-512; 16 chains of 4 lanes and a tree on NEON; sequential in the
+// reference), within tolScore of each other.
 // It panics on an invalid type or inconsistent lengths and does not
 // allocate.
 func (t Type) ScoreRows4(dst []float32, dstStride int, q []float32, nq int, src []byte, stride, m int) {
