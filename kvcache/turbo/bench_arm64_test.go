@@ -5,6 +5,9 @@ package turbo
 import (
 	"math/rand/v2"
 	"testing"
+	"unsafe"
+
+	"github.com/waggle-llm/waggle/kernels"
 )
 
 // forNEON runs f as sub-benchmark "go" with the NEON kernels off and, when
@@ -61,6 +64,58 @@ func BenchmarkEncodeNEON(b *testing.B) {
 			b.SetBytes(BlockSize * 4)
 			for b.Loop() {
 				_ = typ.Encode(row, x)
+			}
+		})
+	}
+}
+
+// BenchmarkFusedNEON: one KV head's 4096 rows (8 heads interleaved, as in
+// a cache) for four query heads, in the engine's chunks of 64 rows: scores
+// and value sums, fused from the blocks against expanding each chunk
+// (ExpandRows) and running the float32 kernels on it; bytes are the blocks
+// read. (Speed cannot be measured under qemu; run on arm64 hardware.)
+func BenchmarkFusedNEON(b *testing.B) {
+	const rows, heads, chunk = 4096, 8, 64
+	r := rand.New(rand.NewPCG(97, 98))
+	q := gaussianRow(r, 4*BlockSize)
+	p := make([]float32, 4*chunk)
+	for i := range p {
+		p[i] = r.Float32() / chunk
+	}
+	scores := make([]float32, 4*chunk)
+	acc := make([]float32, 4*BlockSize)
+	exp := make([]float32, chunk*BlockSize)
+	expBytes := unsafe.Slice((*byte)(unsafe.Pointer(&exp[0])), 4*len(exp))
+	qBytes := unsafe.Slice((*byte)(unsafe.Pointer(&q[0])), 4*len(q))
+	for _, typ := range []Type{Turbo3TCQ, Turbo2TCQ} {
+		bb := typ.BlockBytes()
+		stride := heads * bb
+		src := make([]byte, rows*stride)
+		for i := range rows {
+			copy(src[i*stride:], mustEncode(b, typ, gaussianRow(r, BlockSize)))
+		}
+		run := func(name string, f func(blocks []byte)) {
+			b.Run(typ.String()+"/"+name, func(b *testing.B) {
+				b.SetBytes(rows * int64(bb))
+				for b.Loop() {
+					for at := 0; at < rows; at += chunk {
+						f(src[at*stride:])
+					}
+				}
+			})
+		}
+		run("scores/fused", func(s []byte) { typ.ScoreRows4(scores, chunk, q, 4, s, stride, chunk) })
+		run("scores/expand", func(s []byte) {
+			typ.ExpandRows(exp, s, stride, chunk)
+			for j := range 4 {
+				kernels.AttnScores(kernels.F32, scores[j*chunk:(j+1)*chunk], expBytes, 4*BlockSize, qBytes[j*4*BlockSize:(j+1)*4*BlockSize], BlockSize)
+			}
+		})
+		run("values/fused", func(s []byte) { typ.AccumulateRows4(acc, BlockSize, p, chunk, 4, s, stride, chunk) })
+		run("values/expand", func(s []byte) {
+			typ.ExpandRows(exp, s, stride, chunk)
+			for j := range 4 {
+				kernels.AttnValues(kernels.F32, acc[j*BlockSize:(j+1)*BlockSize], p[j*chunk:(j+1)*chunk], expBytes, 4*BlockSize)
 			}
 		})
 	}
