@@ -78,6 +78,7 @@ func finiteNorms(src []byte, stride, m int) {
 // wrapper's chunks of 64), strides equal to and beyond a block, misaligned
 // source and sum starts, guard bands around the sums.
 func TestAccumulateRows4NEON(t *testing.T) {
+	atNEON(t)
 	r := rand.New(rand.NewPCG(73, 74))
 	for _, typ := range []Type{Turbo3TCQ, Turbo2TCQ} {
 		if !typ.FusedValues() {
@@ -105,6 +106,7 @@ func TestAccumulateRows4NEON(t *testing.T) {
 
 // TestAccumulateRows4NEONNoAlloc: the wrapper's packing stays on the stack.
 func TestAccumulateRows4NEONNoAlloc(t *testing.T) {
+	atNEON(t)
 	for _, typ := range []Type{Turbo3TCQ, Turbo2TCQ} {
 		const m = 70
 		src := make([]byte, m*typ.BlockBytes())
@@ -132,6 +134,7 @@ func FuzzAccumulateRows4NEON(f *testing.F) {
 	f.Add(uint8(0), uint8(9), uint8(1), uint8(2), []byte{0x00, 0x7c, 0x12, 0x34, 0x56})
 	f.Add(uint8(1), uint8(20), uint8(64+3), uint8(1), []byte{0x00, 0x7c, 0x01, 0x7e, 0x55}) // Inf and NaN norms kept
 	f.Fuzz(func(t *testing.T, sel, nRows, extra, nq uint8, data []byte) {
+		atNEON(t)
 		typ := []Type{Turbo3TCQ, Turbo2TCQ}[sel%2]
 		bb := typ.BlockBytes()
 		m, stride, heads := 1+int(nRows)%140, bb+int(extra)%64, 1+int(nq)%4

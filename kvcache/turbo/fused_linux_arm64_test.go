@@ -13,6 +13,7 @@ import (
 // one), so a fused kernel reading a byte outside the rows faults; TCQ2's
 // last window, moved back to end inside its block, is the close one.
 func TestFusedNEONStaysInRows(t *testing.T) {
+	atNEON(t)
 	page := syscall.Getpagesize()
 	mem, err := syscall.Mmap(-1, 0, 3*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {

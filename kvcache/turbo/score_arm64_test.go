@@ -14,6 +14,18 @@ const fusedKernelBuilt = true
 
 func init() { fusedScoreLevel = expandNEON }
 
+// atNEON sets the NEON expansion level (on which the fused kernels run)
+// for the rest of the test, or skips it on a CPU without NEON or under
+// WAGGLE_KERNELS=generic.
+func atNEON(t testing.TB) {
+	if expandBest < expandNEON {
+		t.Skip("no NEON level here (WAGGLE_KERNELS=generic?)")
+	}
+	old := expandImpl
+	t.Cleanup(func() { expandImpl = old })
+	expandImpl = expandNEON
+}
+
 // checkScoreNEON runs ScoreRows4 on m rows of src (stride bytes apart) into
 // a dst of four strided score rows between guard bands, and compares it
 // with scoreRowsGo: within tolScore of the terms' magnitude where the
@@ -74,6 +86,7 @@ func randomQueries(r *rand.Rand, nq int) []float32 {
 // NaN), 1..4 queries, 0..9, 64, 65 and 70 rows, strides equal to and
 // beyond a block, misaligned source starts, guard bands around dst.
 func TestScoreRows4NEON(t *testing.T) {
+	atNEON(t)
 	r := rand.New(rand.NewPCG(71, 72))
 	for _, typ := range []Type{Turbo3TCQ, Turbo2TCQ} {
 		if !typ.FusedScores() {
@@ -113,6 +126,7 @@ func FuzzScoreRows4NEON(f *testing.F) {
 	f.Add(uint8(1), uint8(66), uint8(5), uint8(3), []byte{0x01, 0x7e, 0xff, 0x00})
 	f.Add(uint8(0), uint8(9), uint8(1), uint8(2), []byte{0x00, 0x7c, 0x12, 0x34, 0x56})
 	f.Fuzz(func(t *testing.T, sel, nRows, extra, nq uint8, data []byte) {
+		atNEON(t)
 		typ := []Type{Turbo3TCQ, Turbo2TCQ}[sel%2]
 		bb := typ.BlockBytes()
 		m, stride, q := int(nRows)%80, bb+int(extra)%64, 1+int(nq)%4
