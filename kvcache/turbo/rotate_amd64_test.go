@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // rotateImpls are the assembly rotations this CPU runs, by name.
@@ -34,8 +35,13 @@ func checkRotate(t *testing.T, label string, x *[BlockSize]float32) {
 	for _, v := range x {
 		inNaN = inNaN || v != v
 	}
-	const guard = 9
+	const guard = 8
 	sentinel := math.Float32frombits(0x7fa5a5a5)
+	var buf [2*guard + BlockSize + 8]float32
+	start := guard // the first index >= guard 4 bytes past a 32-byte boundary
+	for uintptr(unsafe.Pointer(&buf[start]))%32 != 4 {
+		start++
+	}
 	for name, f := range rotateImpls() {
 		for _, dir := range []struct {
 			name      string
@@ -43,11 +49,10 @@ func checkRotate(t *testing.T, label string, x *[BlockSize]float32) {
 		}{{"forward", &signs1, &signs2}, {"inverse", &signs2, &signs1}} {
 			want := *x
 			rotateGo(&want, dir.pre, dir.post)
-			var buf [guard + BlockSize + guard]float32
 			for i := range buf {
 				buf[i] = sentinel
 			}
-			got := (*[BlockSize]float32)(buf[guard:])
+			got := (*[BlockSize]float32)(buf[start:])
 			*got = *x
 			f(got, dir.pre, dir.post, invSqrt128)
 			for i := range got {
@@ -57,7 +62,7 @@ func checkRotate(t *testing.T, label string, x *[BlockSize]float32) {
 				}
 			}
 			for i, v := range buf {
-				if (i < guard || i >= guard+BlockSize) && math.Float32bits(v) != math.Float32bits(sentinel) {
+				if (i < start || i >= start+BlockSize) && math.Float32bits(v) != math.Float32bits(sentinel) {
 					t.Fatalf("%s %s %s: guard element %d overwritten", name, label, dir.name, i)
 				}
 			}
