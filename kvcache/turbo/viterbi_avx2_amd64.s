@@ -5,8 +5,9 @@
 // viterbi3AVX2 and viterbi2AVX2 run the trellis steps of tcqCode.viterbi
 // for k = 3 and k = 2 with AVX2, giving viterbiStepsGo's costs and best
 // predecessors bit for bit. Semantics and tables are in viterbi_amd64.go
-// and viterbi_layout.go (tcqLayout8); in short, per step t and vector v,
-// lane j of predecessor p is state ns = slot (v·P + p)·8 + j, and
+// and viterbi_layout.go (tcqLanes, 8 lanes); in short, lane j of vector v
+// for predecessor p is slot (v·P + p)·8 + j, whose state ns is fixed (see
+// lane8State), and per step t
 //
 //	c = best_t[ns & 63] + float32((z[t] - cb[ns])²)   // VSUBPS, VMULPS, VADDPS
 //	best_t+1[m'], bt[t+1][m'] = first smallest c over p, m' = ns >> k
