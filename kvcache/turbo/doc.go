@@ -45,13 +45,16 @@
 // for one-block heads, where the scratch rows of ExpandRows would evict
 // the TCQ level-pair table from L1.
 //
-// On arm64 the encode side also has NEON kernels, bit-identical to the Go
-// references (rotate_arm64_test.go, viterbi_arm64_test.go): the rotation
-// (rotate_arm64.s; RotateQuery, UnrotateOutput and every encoded group use
-// it) and the TCQ trellis search (viterbi_arm64.s). The one difference
-// allowed is which NaN payload a rotation keeps where two different NaNs
-// meet, which the encoded bytes never depend on. WAGGLE_KERNELS=generic or
-// the purego tag selects the Go code.
+// The encode side has assembly too, bit-identical to the Go references:
+// the rotation (RotateQuery, UnrotateOutput and every encoded group use it;
+// rotate_amd64.s with AVX2, rotate_arm64.s with NEON) and the TCQ trellis
+// search (viterbi_avx2_amd64.s, viterbi_avx512_amd64.s, viterbi_arm64.s).
+// The x86 levels follow the one rule of levels_amd64.go (WAGGLE_KERNELS=avx2
+// caps them at AVX2); rotate_*_test.go and viterbi_*_test.go pin every
+// level bit for bit. The one difference allowed is which NaN payload comes
+// out where two different NaNs meet in an addition, which the encoded bytes
+// never depend on. WAGGLE_KERNELS=generic or the purego tag selects the Go
+// code.
 //
 // # Decisions where the doc is [inferred] or silent
 //

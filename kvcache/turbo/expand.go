@@ -9,13 +9,13 @@ import "fmt"
 // cache's conversion, and exactly DecodeRotated, so that switching to it
 // changes no attention result.
 
-// Kernel levels for ExpandRows, best last; expandImpl is the one in use
-// (expand_amd64.go, expand_noasm.go) and tests step through every level up
-// to expandBest.
+// Kernel levels for ExpandRows (the package's levels, levels.go);
+// expandImpl is the one in use (expand_amd64.go, expand_noasm.go) and tests
+// step through every level up to expandBest.
 const (
-	expandGo     = iota // decodeBlock, the reference
-	expandAVX2          // 8 values per step (VPERMPS); TCQ: scalar pair loads
-	expandAVX512        // 16 values per step (VPERMPS, VPTERNLOGD); TCQ as AVX2
+	expandGo     = levelGo     // decodeBlock, the reference
+	expandAVX2   = levelAVX2   // 8 values per step (VPERMPS); TCQ: scalar pair loads
+	expandAVX512 = levelAVX512 // 16 values per step (VPERMPS, VPTERNLOGD); TCQ as AVX2
 )
 
 // ExpandRows writes n rows of the cache, in the rotated domain exactly as

@@ -2,29 +2,11 @@
 
 package turbo
 
-import (
-	"os"
-	"strings"
-	"unsafe"
+import "unsafe"
 
-	"golang.org/x/sys/cpu"
-)
-
-// expandBest is the best ExpandRows kernel level this CPU runs: AVX-512
-// needs F (16-lane VPERMPS, VPTERNLOGD, mask registers), BW and VL; AVX2
-// needs F16C for the norm (VCVTPH2PS) and BMI2 (RORX, TCQ kernels).
-// WAGGLE_KERNELS=generic gives expandGo (through useAVX2), =avx2 caps it at
-// expandAVX2. expandImpl is the level in use; tests step it down.
-var expandBest = func() int {
-	switch {
-	case !useAVX2 || !cpu.X86.HasF16C || !cpu.X86.HasBMI2:
-		return expandGo
-	case cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL &&
-		strings.ToLower(strings.TrimSpace(os.Getenv("WAGGLE_KERNELS"))) != "avx2":
-		return expandAVX512
-	}
-	return expandAVX2
-}()
+// expandBest is the best ExpandRows kernel level this CPU runs: the
+// package's one rule, levelBest (levels_amd64.go).
+var expandBest = levelBest
 
 var expandImpl = expandBest
 

@@ -2,32 +2,69 @@
 
 package turbo
 
-import "golang.org/x/sys/cpu"
+// viterbiImpl is the trellis search level in use: levelBest (one rule for
+// every amd64 kernel family; WAGGLE_KERNELS=generic gives the Go search,
+// =avx2 the AVX2 one). Tests step it down. Every level gives the Go
+// search's costs and choices bit for bit.
+var viterbiImpl = levelBest
 
-// useAVX512Viterbi selects the AVX-512 trellis search (viterbi_amd64.s),
-// decided once at start-up like useAVX2 (WAGGLE_KERNELS=generic forces the
-// Go search). It gives the Go search's costs and choices bit for bit.
-var useAVX512Viterbi = useAVX2 && cpu.X86.HasAVX512F
+// Stubs in viterbi_avx2_amd64.s (8 lanes) and viterbi_avx512_amd64.s (16
+// lanes): the trellis steps of tcqCode.viterbi for len(z) >= 1 values of
+// code k = 3 or k = 2, with the reference's costs and choices bit for bit.
+// In Go terms, with P = 1<<k and the slots of tcqLanes (l = c.lanes(8) or
+// c.lanes(16); cb = l.cb, slot i has state l.ns[i]):
+//
+//	best := [64]float32{}                      // zero start costs
+//	for t, x := range z {
+//	    c[ns] = best[ns&63] + float32((x-codebook[ns])*(x-codebook[ns]))  // every ns
+//	    if t == len(z)-1 { cost[i] = c[l.ns[i]] for every slot i; break }
+//	    best[m'], bt[t+1][m'] = min over p of c[m'·P+p], first such p
+//	}
+//
+// bt[0] (all zero: every start cost ties) is the caller's, and the rows of
+// bt from len(z) on are not touched. best is scratch whose first row must
+// hold zeros (the start costs); the kernels keep best_t there in their own
+// order. perm is l.perm.
 
 //go:noescape
-func viterbiAVX512(z []float32, cost, next, cbL *[512]float32, perm *[8][16]int32, rows int, mask uint16, bt *[BlockSize][64]uint8)
+func viterbi3AVX2(z []float32, cb *[512]float32, best *[2][64]float32, cost *[512]float32, bt *[BlockSize][64]uint8)
 
-// viterbiSteps runs the trellis steps with the assembly when available and
-// reports whether it did; costs are left in natural state order in cost.
+//go:noescape
+func viterbi2AVX2(z []float32, cb *[512]float32, best *[2][64]float32, cost *[512]float32, bt *[BlockSize][64]uint8)
+
+//go:noescape
+func viterbi3AVX512(z []float32, cb *[512]float32, best *[2][64]float32, cost *[512]float32, bt *[BlockSize][64]uint8, perm *[16]int32)
+
+//go:noescape
+func viterbi2AVX512(z []float32, cb *[512]float32, best *[2][64]float32, cost *[512]float32, bt *[BlockSize][64]uint8, perm *[16]int32)
+
+// viterbiSteps runs the trellis steps with the assembly of the selected
+// level and reports whether it did; costs are left in natural state order
+// in cost.
 func (c *tcqCode) viterbiSteps(z []float32, cost *[512]float32, bt *[BlockSize][64]uint8) bool {
-	if !useAVX512Viterbi {
+	if viterbiImpl == levelGo || len(z) == 0 {
 		return false
 	}
-	l := c.layoutL()
-	var a, b [512]float32
-	viterbiAVX512(z, &a, &b, &l.cb, &l.perm, 1<<c.k, l.mask, bt)
-	final := &a
-	if len(z)%2 == 1 {
-		final = &b
+	n := 8
+	if viterbiImpl == levelAVX512 {
+		n = 16
 	}
-	p := 1 << c.k
-	for s := range c.states() {
-		cost[s] = final[(s%p)*64+s/p]
+	l := c.lanes(n)
+	var best [2][64]float32
+	var out [512]float32
+	bt[0] = [64]uint8{}
+	switch {
+	case n == 16 && c.k == 3:
+		viterbi3AVX512(z, &l.cb, &best, &out, bt, &l.perm)
+	case n == 16:
+		viterbi2AVX512(z, &l.cb, &best, &out, bt, &l.perm)
+	case c.k == 3:
+		viterbi3AVX2(z, &l.cb, &best, &out, bt)
+	default:
+		viterbi2AVX2(z, &l.cb, &best, &out, bt)
+	}
+	for i, s := range l.ns[:c.states()] {
+		cost[s] = out[i]
 	}
 	return true
 }

@@ -3,83 +3,160 @@
 package turbo
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"testing"
 )
 
-// TestViterbiAVX512MatchesGo: the vectorised trellis search leaves the same
-// final costs (bit for bit) and the same best predecessors at every step as
-// the Go search, for both codes, every length from 1 to 128 (odd and even
-// step counts end in different buffers), Gaussian inputs, exact ties
-// (zeros, repeated values) and a NaN.
-func TestViterbiAVX512MatchesGo(t *testing.T) {
-	if !useAVX512Viterbi {
-		t.Skip("no AVX-512 on this CPU")
+// levelNames names the kernel levels.
+var levelNames = [...]string{levelGo: "go", levelAVX2: "avx2", levelAVX512: "avx512"}
+
+// forViterbiImpls runs f once per assembly trellis search this CPU has,
+// with viterbiImpl set to it.
+func forViterbiImpls(t testing.TB, f func(name string)) {
+	old := viterbiImpl
+	defer func() { viterbiImpl = old }()
+	for impl := levelAVX2; impl <= levelBest; impl++ {
+		viterbiImpl = impl
+		f(levelNames[impl])
 	}
+}
+
+// checkViterbi compares the selected trellis search with viterbiStepsGo on
+// z: final costs bit for bit and every step's best predecessors, and no bt
+// row written past the steps. When z holds two different NaNs a NaN cost
+// matches any NaN (which payload an addition of two NaNs keeps follows
+// operand order, the compiler's choice in the reference); the predecessors
+// must still agree.
+func checkViterbi(t *testing.T, label string, c *tcqCode, z []float32) {
+	t.Helper()
+	nans := map[uint32]bool{}
+	for _, v := range z {
+		if v != v {
+			nans[math.Float32bits(v)] = true
+		}
+	}
+	var want, got, b [512]float32
+	var best [64]float32
+	var btWant, btGot [BlockSize][64]uint8
+	for i := range btGot {
+		for j := range btGot[i] {
+			btGot[i][j] = 0xee
+		}
+	}
+	wantCost := c.viterbiStepsGo(z, &want, &b, &best, &btWant)
+	if !c.viterbiSteps(z, &got, &btGot) {
+		t.Fatalf("%s: viterbiSteps did not run", label)
+	}
+	for s := range c.states() {
+		g, w := got[s], wantCost[s]
+		if math.Float32bits(g) != math.Float32bits(w) && !(len(nans) > 1 && g != g && w != w) {
+			t.Fatalf("%s k=%d n=%d: cost[%d] = %#x (%v), Go %#x (%v)", label, c.k, len(z), s,
+				math.Float32bits(g), g, math.Float32bits(w), w)
+		}
+	}
+	for i := range len(z) {
+		if btGot[i] != btWant[i] {
+			t.Fatalf("%s k=%d n=%d: predecessors of step %d differ:\n%v\n%v", label, c.k, len(z), i, btGot[i], btWant[i])
+		}
+	}
+	for i := len(z); i < BlockSize; i++ {
+		for j, v := range btGot[i] {
+			if v != 0xee {
+				t.Fatalf("%s k=%d n=%d: bt[%d][%d] written past the steps", label, c.k, len(z), i, j)
+			}
+		}
+	}
+}
+
+// TestViterbiImplsMatchGo: every assembly trellis search leaves the Go
+// search's final costs (bit for bit) and best predecessors, for both codes,
+// every length from 1 to 128 (odd and even step counts, the separate last
+// step), Gaussian inputs at the encoder's scale and far off it, tiny
+// (subnormal) values, exact ties (zeros, repeated values), huge values whose
+// squares overflow, a NaN and an Inf.
+func TestViterbiImplsMatchGo(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
+	gauss := func(int) float32 { return float32(r.NormFloat64() / 11.3) }
 	inputs := map[string]func(i int) float32{
-		"gauss": func(int) float32 { return float32(r.NormFloat64() / 11.3) },
+		"gauss": gauss,
+		"wide":  func(int) float32 { return float32(r.NormFloat64() * 1e3) },
+		"tiny":  func(int) float32 { return float32(r.NormFloat64() * 1e-39) },
 		"zeros": func(int) float32 { return 0 },
 		"ties":  func(i int) float32 { return float32(i%3) * 0.05 },
+		"huge": func(i int) float32 {
+			if i%17 == 3 {
+				return float32(math.Copysign(3e38, r.NormFloat64()))
+			}
+			return gauss(i)
+		},
 		"nan": func(i int) float32 {
 			if i == 5 {
 				return float32(math.NaN())
 			}
-			return float32(r.NormFloat64() / 11.3)
+			return gauss(i)
+		},
+		"inf": func(i int) float32 {
+			if i == 7 {
+				return float32(math.Inf(-1))
+			}
+			return gauss(i)
 		},
 	}
-	for _, c := range []*tcqCode{&tcq3, &tcq2} {
-		for name, gen := range inputs {
-			for n := 1; n <= BlockSize; n++ {
-				z := make([]float32, n)
-				for i := range z {
-					z[i] = gen(i)
-				}
-				var want, got, b [512]float32
-				var best [64]float32
-				var btWant, btGot [BlockSize][64]uint8
-				wantCost := c.viterbiStepsGo(z, &want, &b, &best, &btWant)
-				if !c.viterbiSteps(z, &got, &btGot) {
-					t.Fatal("viterbiSteps did not run")
-				}
-				for s := range c.states() {
-					if math.Float32bits(got[s]) != math.Float32bits(wantCost[s]) {
-						t.Fatalf("k=%d %s n=%d: cost[%d] = %v, Go %v", c.k, name, n, s, got[s], wantCost[s])
+	forViterbiImpls(t, func(impl string) {
+		for _, c := range []*tcqCode{&tcq3, &tcq2} {
+			for name, gen := range inputs {
+				for n := 1; n <= BlockSize; n++ {
+					z := make([]float32, n)
+					for i := range z {
+						z[i] = gen(i)
 					}
+					checkViterbi(t, impl+" "+name, c, z)
 				}
-				for i := range n {
-					if btGot[i] != btWant[i] {
-						t.Fatalf("k=%d %s n=%d: predecessors of step %d differ:\n%v\n%v", c.k, name, n, i, btGot[i], btWant[i])
-					}
+			}
+		}
+	})
+}
+
+// TestTCQEncodeImplsMatchGo: whole blocks of every type encode to the same
+// bytes with every kernel level as with the Go references (trellis search
+// and rotation both switched).
+func TestTCQEncodeImplsMatchGo(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	oldV, oldR := viterbiImpl, rotateImpl
+	defer func() { viterbiImpl, rotateImpl = oldV, oldR }()
+	for _, typ := range Types {
+		for range 20 {
+			x := gaussianRow(r, 2*BlockSize)
+			viterbiImpl, rotateImpl = levelGo, levelGo
+			want := mustEncode(t, typ, x)
+			for impl := levelAVX2; impl <= levelBest; impl++ {
+				viterbiImpl, rotateImpl = impl, impl
+				if got := mustEncode(t, typ, x); string(got) != string(want) {
+					t.Fatalf("%s %s: encode differs from Go:\n%x\n%x", levelNames[impl], typ, got, want)
 				}
 			}
 		}
 	}
 }
 
-// BenchmarkViterbi compares the two searches on one 128-value group.
-func BenchmarkViterbi(b *testing.B) {
-	r := rand.New(rand.NewPCG(1, 2))
-	z := make([]float32, BlockSize)
-	for i := range z {
-		z[i] = float32(r.NormFloat64() / 11.3)
-	}
-	for _, c := range []*tcqCode{&tcq3, &tcq2} {
-		var cost, b2 [512]float32
-		var best [64]float32
-		var bt [BlockSize][64]uint8
-		b.Run("go/k="+string(rune('0'+c.k)), func(b *testing.B) {
-			for b.Loop() {
-				c.viterbiStepsGo(z, &cost, &b2, &best, &bt)
-			}
-		})
-		if useAVX512Viterbi {
-			b.Run("avx512/k="+string(rune('0'+c.k)), func(b *testing.B) {
-				for b.Loop() {
-					c.viterbiSteps(z, &cost, &bt)
-				}
-			})
+// FuzzViterbiImpls: arbitrary float32 bit patterns (any length up to 128)
+// give the Go search's costs and predecessors with every assembly search.
+func FuzzViterbiImpls(f *testing.F) {
+	f.Add(uint8(0), []byte{0, 0, 0x80, 0x3d})
+	f.Add(uint8(1), []byte{1, 0, 0xc0, 0x7f, 0, 0, 0x80, 0x7f, 0xcd, 0xcc, 0x4c, 0x3d})
+	f.Add(uint8(0), []byte{0, 0, 0x80, 0x3d, 0xcd, 0xcc, 0x4c, 0xbd, 0, 0, 0, 0, 1, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, sel uint8, data []byte) {
+		n := min(len(data)/4, BlockSize)
+		if n == 0 {
+			return
 		}
-	}
+		z := make([]float32, n)
+		for i := range z {
+			z[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:]))
+		}
+		c := []*tcqCode{&tcq3, &tcq2}[sel%2]
+		forViterbiImpls(t, func(impl string) { checkViterbi(t, impl+" fuzz", c, z) })
+	})
 }
