@@ -100,13 +100,16 @@ func (a *attendTask) flashGroups(w *attnWorker, out, q []float32, seq, n, g0, g1
 // flashScores scores positions [c0, c1) of KV heads [g0, g1) into the
 // chunk scores (query head j of slot b at [j*attnChunk, …)), one piece per
 // span the chunk overlaps; spans starts at the first span reaching c0.
+// The rows of the next chunk that lie in the same span are prefetched
+// (prefetchNext counts from c0, which may lie before the span's piece).
 func (a *attendTask) flashScores(gs *groupScratch, spans []kvcache.Span, c0, c1, g0, g1 int) {
 	for _, sp := range spans {
 		if sp.Pos >= c1 {
 			break
 		}
 		lo, hi := max(sp.Pos, c0), min(sp.Pos+sp.N, c1)
-		keys := a.c.KeyCells(a.layer, sp.Cell+lo-sp.Pos, hi-lo)
+		keys := a.c.KeyCells(a.layer, sp.Cell+lo-sp.Pos, sp.Pos+sp.N-lo)
+		prefetchNext(keys, c0-lo, sp.Pos+sp.N-lo, a.kRow, g0*a.kHead, (g1-g0)*a.kHead)
 		for g := g0; g < g1; g++ {
 			a.scoreChunk(gs, a.headScores(gs, g-g0, attnChunk), g-g0, keys[g*a.kHead:], lo-c0, hi-lo, attnChunk)
 		}
@@ -122,7 +125,8 @@ func (a *attendTask) flashValues(gs *groupScratch, spans []kvcache.Span, c0, c1,
 			break
 		}
 		lo, hi := max(sp.Pos, c0), min(sp.Pos+sp.N, c1)
-		values := a.c.ValueCells(a.layer, sp.Cell+lo-sp.Pos, hi-lo)
+		values := a.c.ValueCells(a.layer, sp.Cell+lo-sp.Pos, sp.Pos+sp.N-lo)
+		prefetchNext(values, c0-lo, sp.Pos+sp.N-lo, a.vRow, g0*a.vHead, (g1-g0)*a.vHead)
 		for g := g0; g < g1; g++ {
 			a.valueChunk(gs, a.headScores(gs, g-g0, attnChunk), g-g0, values[g*a.vHead:], lo-c0, hi-lo, attnChunk)
 		}

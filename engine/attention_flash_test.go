@@ -161,3 +161,26 @@ func TestFlashNoAlloc(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAttendFlash times one decode-step Attend of the 1B shape (32
+// query heads of 64 over 8 KV heads) over 4096 positions, the exact and the
+// flash path side by side, per cache type.
+func BenchmarkAttendFlash(b *testing.B) {
+	const n, hd = 4096, 64
+	sh := AttentionShape{NHead: 32, NHeadKV: 8, HeadDim: hd, Scale: 0.125}
+	for _, typ := range []kvcache.Type{kvcache.F16, kvcache.Q8_0, kvcache.Turbo3TCQ} {
+		c, q := attnFixture(b, typ, sh, n)
+		out := make([]float32, sh.NHead*hd)
+		for _, s := range []*AttentionScratch{NewAttentionScratch(n, hd, 4, typ, typ, 1), NewFlashAttentionScratch(hd, 4, typ, typ, 1)} {
+			name := "exact"
+			if s.Flash() {
+				name = "flash"
+			}
+			b.Run(typ.String()+"/"+name, func(b *testing.B) {
+				for b.Loop() {
+					Attend(out, q[:sh.NHead*hd], c, 0, 0, n, sh, s)
+				}
+			})
+		}
+	}
+}
