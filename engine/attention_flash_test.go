@@ -79,6 +79,9 @@ func checkFlash(t *testing.T, typ kvcache.Type, group, n int) {
 	want, got := make([]float32, d), make([]float32, d)
 	worst := 0.0
 	for i := range n {
+		if i >= 2*attnChunk && i%7 != 0 && i != n-1 {
+			continue // past two chunks, every 7th token and the last (qemu runs this too)
+		}
 		Attend(want, q[i*d:(i+1)*d], c, 0, 0, i+1, sh, exact)
 		Attend(got, q[i*d:(i+1)*d], c, 0, 0, i+1, sh, flash)
 		sameBits(t, "flash AttendBatch vs Attend", i, got, batch[i*d:(i+1)*d])
