@@ -31,6 +31,12 @@ import (
 // difference is a few float32 ulps of the output for f32/turbo caches and
 // the f16 rounding of the probabilities for f16/bf16 ones (see
 // attention_flash_test.go for the bounds).
+//
+// Speed: one decode-step Attend of the 1B shape (32 query heads of 64
+// over 8 KV heads), thread CPU time interleaved with the exact path, is
+// within ±3% of it for f16, q8_0 and turbo3_tcq at 512, 4096 and 16384
+// positions: both read each row once per token, and the score buffer the
+// flash path saves is 16 floats per position per worker.
 
 // flashState is one worker's running maxima and sums, one per query head
 // of a block of attnBlock KV heads (whole fours, as the accumulators).
