@@ -36,7 +36,8 @@ import (
 // over 8 KV heads), thread CPU time interleaved with the exact path, is
 // within ±3% of it for f16, q8_0 and turbo3_tcq at 512, 4096 and 16384
 // positions: both read each row once per token, and the score buffer the
-// flash path saves is 16 floats per position per worker.
+// flash path saves is attnBlock·quads(group) floats per position per
+// worker (64 bytes for the 1B shape).
 
 // flashState is one worker's running maxima and sums, one per query head
 // of a block of attnBlock KV heads (whole fours, as the accumulators).
