@@ -14,6 +14,7 @@ import (
 type AttentionScratch struct {
 	workers []attnWorker
 	task    attendTask
+	flash   bool // the online-softmax path (attention_flash.go)
 }
 
 // attnWorker is one worker's scratch for one (token, KV head) at a time.
@@ -21,6 +22,7 @@ type attnWorker struct {
 	probs []byte         // probabilities in the value cache's format (f16, bf16)
 	spans []kvcache.Span // the sequence's runs of consecutive cells
 	group groupScratch   // see attention_types.go
+	flash flashState     // see attention_flash.go
 }
 
 // NewAttentionScratch sizes scratch for nCtx positions of heads of headDim,
@@ -53,8 +55,10 @@ type AttentionShape struct {
 // out = Σ p_j·V_j with p rounded to the value type (f16 for an f16 cache).
 // q and out hold NHead*HeadDim values; query head h reads KV head
 // h/(NHead/NHeadKV) (grouped-query attention). It runs on the caller.
+// A scratch from NewFlashAttentionScratch runs the online-softmax path
+// instead (attention_flash.go).
 func Attend(out, q []float32, c *kvcache.Cache, layer, seq, n int, sh AttentionShape, s *AttentionScratch) {
-	a := attendTask{c: c, layer: layer, sh: sh}
+	a := attendTask{c: c, layer: layer, sh: sh, flash: s.flash}
 	a.bind()
 	for g0 := 0; g0 < sh.NHeadKV; g0 += attnBlock {
 		a.kvGroups(&s.workers[0], out, q, seq, n, g0, min(g0+attnBlock, sh.NHeadKV))
@@ -80,7 +84,7 @@ func AttendBatch(p *kernels.Pool, out, q []float32, seq, pos []int32, c *kvcache
 		panic("engine: AttendBatch: seq and pos differ in length")
 	}
 	a := &s.task
-	*a = attendTask{out: out, q: q, seq: seq, pos: pos, c: c, layer: layer, sh: sh, owner: s}
+	*a = attendTask{out: out, q: q, seq: seq, pos: pos, c: c, layer: layer, sh: sh, owner: s, flash: s.flash}
 	a.bind()
 	work := 0
 	for _, ps := range pos {
@@ -125,6 +129,7 @@ type attendTask struct {
 	kHead, vHead   int // bytes per head within a position
 	next           atomic.Int64
 	group, headDim int
+	flash          bool
 }
 
 // bind derives the cache layout fields from c and sh.

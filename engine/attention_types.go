@@ -91,6 +91,10 @@ func (a *attendTask) headScores(gs *groupScratch, b, n int) []float32 {
 // sums and softmax run in the same order; only the walk over the rows is
 // shared.
 func (a *attendTask) kvGroups(w *attnWorker, out, q []float32, seq, n, g0, g1 int) {
+	if a.flash {
+		a.flashGroups(w, out, q, seq, n, g0, g1)
+		return
+	}
 	w.spans = a.c.Spans(seq, n, w.spans)
 	gs := &w.group
 	for g := g0; g < g1; g++ {

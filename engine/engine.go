@@ -73,6 +73,10 @@ type SessionOptions struct {
 	NBatch    int // maximum tokens per Decode (default 512)
 	TypeK     kvcache.Type
 	TypeV     kvcache.Type
+	// FlashAttn selects the online-softmax attention (llama.cpp's
+	// --flash-attn on; engine/attention_flash.go) over the default exact
+	// two-pass one, which matches llama.cpp without flash attention.
+	FlashAttn bool
 	// Threads is the number of worker threads of the forward pass (0: the
 	// process default, kernels.DefaultThreads). Sessions with the same
 	// count share one process-wide pool (kernels.SharedPool).

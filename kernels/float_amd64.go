@@ -4,7 +4,7 @@ package kernels
 
 // registerFloatOpsAMD64 adds the AVX2+FMA+F16C assembly for F32/F16/BF16
 // dots (single and four-column), Dot, Add, Mul, Scale, SwiGLU, RMSNorm,
-// SoftMax and the F16/BF16 row conversions to the avx2 table; the avx512
+// SoftMax, OnlineSoftMax and the F16/BF16 row conversions to the avx2 table; the avx512
 // table inherits them. 512-bit variants are not written yet: a decode-time
 // dot streams its weight row from memory, which the 256-bit loops already
 // keep up with, and whether 512-bit FMAs pay (they are split in two on AMD
@@ -31,4 +31,5 @@ func registerFloatOpsAMD64(avx2, avx512 *kernelTable) {
 	avx2.swiGLU = swiGLUAMD64
 	avx2.rmsNorm = rmsNormAMD64
 	avx2.softMax = softMaxAMD64
+	avx2.onlineSoftMax = onlineSoftMaxAMD64
 }

@@ -4,11 +4,13 @@ package kernels
 
 import "math"
 
-// registerActivationsARM64 adds the NEON SwiGLU, SoftMax and RMSNorm
-// (rmsnorm_arm64.go) to the neon table; neondot inherits them.
+// registerActivationsARM64 adds the NEON SwiGLU, SoftMax, OnlineSoftMax
+// (online_softmax_arm64.go) and RMSNorm (rmsnorm_arm64.go) to the neon
+// table; neondot inherits them.
 func registerActivationsARM64(neon, neondot *kernelTable) {
 	neon.swiGLU = swiGLUNEON
 	neon.softMax = softMaxNEON
+	neon.onlineSoftMax = onlineSoftMaxNEON
 	neon.rmsNorm = rmsNormNEON
 }
 

@@ -40,6 +40,10 @@ type kernelTable struct {
 	swiGLU     func(dst, gate, up []float32)
 	rmsNorm    func(dst, x []float32, eps float32)
 	softMax    func(x []float32)
+
+	// onlineSoftMax scales x by s, returns max(m, x…) and replaces x with
+	// exp(x[i]-max), returning their sum too (OnlineSoftMax).
+	onlineSoftMax func(x []float32, s, m float32) (float32, float64)
 }
 
 // implementation is a named kernel set for one instruction-set level, such as
@@ -96,6 +100,9 @@ func (dst *kernelTable) overlay(src *kernelTable) {
 	if src.softMax != nil {
 		dst.softMax = src.softMax
 	}
+	if src.onlineSoftMax != nil {
+		dst.onlineSoftMax = src.onlineSoftMax
+	}
 }
 
 // genericImplementation is the pure-Go reference, always available.
@@ -115,6 +122,8 @@ func genericImplementation() *implementation {
 			swiGLU:     swiGLUGeneric,
 			rmsNorm:    rmsNormGeneric,
 			softMax:    softMaxGeneric,
+
+			onlineSoftMax: onlineSoftMaxGeneric,
 		},
 	}
 }

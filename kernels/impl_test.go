@@ -94,7 +94,7 @@ func TestKernelTablesComplete(t *testing.T) {
 				t.Errorf("%v has no vec dot", typ)
 			}
 		}
-		if kt.dot == nil || kt.add == nil || kt.mul == nil || kt.scale == nil || kt.swiGLU == nil {
+		if kt.dot == nil || kt.add == nil || kt.mul == nil || kt.scale == nil || kt.swiGLU == nil || kt.onlineSoftMax == nil {
 			t.Error("vector op missing")
 		}
 	})

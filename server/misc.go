@@ -135,14 +135,15 @@ func (s *Server) handleProps(ctx *fasthttp.RequestCtx) {
 
 // kvCacheProps is Waggle's /props report of the KV cache (llama-server has
 // no such field; the name says it is Waggle's): the K and V types by their
-// --cache-type-k/-v names, the memory they take, and the pool's shape.
+// --cache-type-k/-v names, whether attention runs the flash path
+// (--flash-attn), the memory they take, and the pool's shape.
 // The cache's shape is fixed at start, so reading it here is race-free;
 // free cells come from the scheduler's last published step.
 func (s *Server) kvCacheProps() map[string]any {
 	o, c := s.sess.Options(), s.sess.Cache()
 	k, v := c.Bytes()
 	return map[string]any{
-		"type_k": o.TypeK.String(), "type_v": o.TypeV.String(),
+		"type_k": o.TypeK.String(), "type_v": o.TypeV.String(), "flash_attn": o.FlashAttn,
 		"bytes_k": k, "bytes_v": v, "size_mib": float64(k+v) / (1 << 20),
 		"cells": c.NumPages() * c.PageSize(), "page_size": c.PageSize(),
 		"free_cells": s.sched.freePages.Load() * int64(c.PageSize()),

@@ -35,6 +35,7 @@ type benchCmd struct {
 	Output  string `short:"o" help:"Output format: md or json." enum:"md,json" default:"md"`
 	CacheK  string `name:"cache-type-k" aliases:"ctk" default:"f16" help:"KV cache type for keys."`
 	CacheV  string `name:"cache-type-v" aliases:"ctv" default:"f16" help:"KV cache type for values."`
+	Flash   string `name:"flash-attn" default:"auto" help:"on, off or auto (= off). on: online-softmax (flash) attention over 64-position chunks of the KV cache; off: the exact two-pass attention, llama.cpp's -fa off bit for bit on f16/f32 caches. The table gets llama-bench's fa column when it is not auto."`
 	Depth   int    `short:"d" name:"n-depth" help:"Tokens already in the context when each test starts (llama-bench's -d; prefilled once, untimed)." default:"0"`
 	Fill    string `name:"depth-fill" help:"How the -d context is made: prompt (decode random tokens, as llama-bench) or random (store random N(0,1) keys and values straight into the cache: the same attention cost for a fraction of the set-up time)." enum:"prompt,random" default:"prompt"`
 	Profile string `name:"cpuprofile" help:"Write a Go CPU profile of the timed tests (not the loading or the -d fill) to this file." type:"path"`
@@ -58,6 +59,8 @@ type benchResult struct {
 	StddevTs   float64   `json:"stddev_ts"`
 	SamplesNs  []int64   `json:"samples_ns"`
 	SamplesTs  []float64 `json:"samples_ts"`
+	FlashAttn  bool      `json:"flash_attn"`
+	ShowFA     bool      `json:"-"` // -fa given: print the fa column
 	Kernels    string    `json:"waggle_kernels,omitempty"`
 	GoMaxProcs int       `json:"waggle_gomaxprocs,omitempty"`
 }
@@ -75,9 +78,11 @@ func (c *benchCmd) Run() error {
 	if err != nil {
 		return err
 	}
+	showFA := c.Flash != "auto"
 	info := l.Model.Info()
 	base := benchResult{ModelFile: c.Model, ModelType: modelDesc(info, l.File), ModelSize: info.WeightSize, ModelParam: info.NParams,
-		Backends: "CPU", Threads: c.threads(), Kernels: kernelsName(), GoMaxProcs: runtime.GOMAXPROCS(0), NDepth: c.Depth}
+		Backends: "CPU", Threads: c.threads(), Kernels: kernelsName(), GoMaxProcs: runtime.GOMAXPROCS(0), NDepth: c.Depth,
+		FlashAttn: s.Options().FlashAttn, ShowFA: showFA}
 	r := &benchRunner{s: s, nVocab: info.NVocab, batch: c.Batch, rng: rand.New(rand.NewPCG(1, 2))}
 	if c.Depth > 0 {
 		if c.Fill == "random" {
@@ -150,6 +155,10 @@ func (c *benchCmd) session(m engine.Model) (engine.Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	fa, err := parseFlashAttn(c.Flash)
+	if err != nil {
+		return nil, err
+	}
 	nb := c.Batch
 	if nb <= 0 {
 		nb = max(c.Prompt, 1)
@@ -157,7 +166,7 @@ func (c *benchCmd) session(m engine.Model) (engine.Session, error) {
 	if c.Depth > 0 && c.Batch <= 0 {
 		nb = max(nb, min(c.Depth, 512))
 	}
-	return m.NewSession(engine.SessionOptions{NCtx: c.Depth + c.Prompt + c.Gen + 1, NBatch: nb, TypeK: tk, TypeV: tv, Threads: c.Threads})
+	return m.NewSession(engine.SessionOptions{NCtx: c.Depth + c.Prompt + c.Gen + 1, NBatch: nb, TypeK: tk, TypeV: tv, Threads: c.Threads, FlashAttn: fa})
 }
 
 // benchRunner decodes random tokens on one session.
@@ -285,10 +294,16 @@ func paramsClass(n int64) string {
 	return fmt.Sprintf("%.0fM", math.Round(float64(n)/1e6))
 }
 
-// printBenchTable writes llama-bench's markdown table.
+// printBenchTable writes llama-bench's markdown table, with its fa column
+// (1 or 0) after threads when -fa was given, as llama-bench shows a
+// parameter that is not at its default.
 func printBenchTable(w io.Writer, rows []benchResult) {
-	fmt.Fprintln(w, "| model                          |       size |     params | backend    | threads |            test |                  t/s |")
-	fmt.Fprintln(w, "| ------------------------------ | ---------: | ---------: | ---------- | ------: | --------------: | -------------------: |")
+	fa, faRule := "", ""
+	if rows[0].ShowFA {
+		fa, faRule = " fa |", " -: |"
+	}
+	fmt.Fprintln(w, "| model                          |       size |     params | backend    | threads |"+fa+"            test |                  t/s |")
+	fmt.Fprintln(w, "| ------------------------------ | ---------: | ---------: | ---------- | ------: |"+faRule+" --------------: | -------------------: |")
 	for _, r := range rows {
 		test := fmt.Sprintf("pp%d", r.NPrompt)
 		if r.NGen > 0 {
@@ -297,8 +312,15 @@ func printBenchTable(w io.Writer, rows []benchResult) {
 		if r.NDepth > 0 {
 			test += fmt.Sprintf(" @ d%d", r.NDepth)
 		}
-		fmt.Fprintf(w, "| %-30s | %10s | %10s | %-10s | %7d | %15s | %20s |\n", r.ModelType, sizeString(r.ModelSize),
-			paramString(r.ModelParam), r.Backends, r.Threads, test, fmt.Sprintf("%.2f ± %.2f", r.AvgTs, r.StddevTs))
+		faCell := ""
+		if r.ShowFA {
+			faCell = "  0 |"
+			if r.FlashAttn {
+				faCell = "  1 |"
+			}
+		}
+		fmt.Fprintf(w, "| %-30s | %10s | %10s | %-10s | %7d |%s %15s | %20s |\n", r.ModelType, sizeString(r.ModelSize),
+			paramString(r.ModelParam), r.Backends, r.Threads, faCell, test, fmt.Sprintf("%.2f ± %.2f", r.AvgTs, r.StddevTs))
 	}
 	fmt.Fprintf(w, "\nwaggle %s, kernels %s, GOMAXPROCS %d, model %s\n", version, kernelsName(), runtime.GOMAXPROCS(0), filepath.Base(rows[0].ModelFile))
 }

@@ -41,6 +41,7 @@ type serveCmd struct {
 	SlotSavePath    string  `name:"slot-save-path" help:"Folder for slot state files (POST /slots/{id}?action=save|restore); empty disables the slot actions." env:"WAGGLE_SLOT_SAVE_PATH,LLAMA_ARG_SLOT_SAVE_PATH"`
 	CacheTypeK      string  `name:"cache-type-k" aliases:"ctk" help:"KV cache type for keys." default:"f16" env:"WAGGLE_CACHE_TYPE_K,LLAMA_ARG_CACHE_TYPE_K"`
 	CacheTypeV      string  `name:"cache-type-v" aliases:"ctv" help:"KV cache type for values." default:"f16" env:"WAGGLE_CACHE_TYPE_V,LLAMA_ARG_CACHE_TYPE_V"`
+	FlashAttn       string  `name:"flash-attn" help:"on, off or auto (= off). on: online-softmax (flash) attention over 64-position chunks of the KV cache; off: the exact two-pass attention, llama.cpp's -fa off bit for bit on f16/f32 caches." default:"auto" env:"WAGGLE_FLASH_ATTN,LLAMA_ARG_FLASH_ATTN"`
 	Timeout         int     `name:"timeout" aliases:"to" help:"Per-request time limit in seconds." default:"600" env:"WAGGLE_TIMEOUT,LLAMA_ARG_TIMEOUT"`
 	APIKey          string  `name:"api-key" help:"Require Authorization: Bearer <key>." env:"WAGGLE_API_KEY,LLAMA_API_KEY"`
 	MaxQueue        int     `name:"max-queue" help:"Requests waiting for a slot before 503." default:"64" env:"WAGGLE_MAX_QUEUE"`
@@ -153,6 +154,10 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 	if err != nil {
 		return cfg, fmt.Errorf("--cache-type-v: %w", err)
 	}
+	fa, err := parseFlashAttn(c.FlashAttn)
+	if err != nil {
+		return cfg, err
+	}
 	if c.CtxSize < 0 || c.BatchSize < 1 || c.UBatchSize < 1 || c.Timeout < 1 {
 		return cfg, fmt.Errorf("--batch-size, --ubatch-size and --timeout must be positive, --ctx-size >= 0")
 	}
@@ -167,6 +172,7 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 	cfg.Parallel, cfg.KVUnified = c.slots()
 	cfg.CtxSize, cfg.BatchSize, cfg.UBatchSize = c.CtxSize, c.BatchSize, c.UBatchSize
 	cfg.Session.TypeK, cfg.Session.TypeV, cfg.Session.Threads = tk, tv, c.Threads
+	cfg.Session.FlashAttn = fa
 	cfg.Speculator = func(sess engine.Session) (*spec.Speculator, func() error, error) {
 		return c.speculator(l, sess) // one Speculator over the server's session: NSeq = --parallel
 	}

@@ -79,7 +79,13 @@ func checkCase(t *testing.T, l *engine.Loaded, c *golden.Case, tol float64) {
 	if got := l.Tokenizer.Encode(c.Prompt, true, false); !slices.Equal(got, c.Tokens[:c.NPrompt]) {
 		t.Errorf("%q tokenizes to %v, llama.cpp: %v", c.Prompt, got, c.Tokens[:c.NPrompt])
 	}
-	s := newSession(t, l, kvcache.F32)
+	checkCaseSession(t, newSession(t, l, kvcache.F32), c, tol)
+}
+
+// checkCaseSession decodes c's tokens as one batch on s and compares the
+// logits with the golden's.
+func checkCaseSession(t *testing.T, s engine.Session, c *golden.Case, tol float64) {
+	t.Helper()
 	var b engine.Batch
 	for i, tok := range c.Tokens {
 		b.Add(tok, int32(i), 0, true)

@@ -76,7 +76,7 @@ func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
 	o.Threads = pool.Threads()
 	s := &session{
 		m: m, opts: o, cache: cache, pool: pool,
-		attn:    engine.NewAttentionScratch(o.NCtx, hp.headDim, hp.nHead/hp.nHeadKV, o.TypeK, o.TypeV, pool.Threads()),
+		attn:    engine.NewSessionAttentionScratch(o, hp.headDim, hp.nHead/hp.nHeadKV, pool.Threads()),
 		shape:   engine.AttentionShape{NHead: hp.nHead, NHeadKV: hp.nHeadKV, HeadDim: hp.headDim, Scale: invSqrt(hp.headDim)},
 		x:       make([]float32, nb*hp.nEmbd),
 		q:       make([]float32, nb*qDim),

@@ -117,7 +117,7 @@ func (m *Model) NewSessionWith(o engine.SessionOptions, h Options) (engine.Sessi
 		m: m, opts: o, cache: cache, pool: pool,
 		hyb:     h,
 		rs:      newRecurrent(hp, m.nDelta, o.NSeq, h.Depth, h.Rollback, h.CtxCheckpoints, cache),
-		attn:    engine.NewAttentionScratch(o.NCtx, hp.headDim, hp.nHead/hp.nHeadKV, o.TypeK, o.TypeV, pool.Threads()),
+		attn:    engine.NewSessionAttentionScratch(o, hp.headDim, hp.nHead/hp.nHeadKV, pool.Threads()),
 		shape:   engine.AttentionShape{NHead: hp.nHead, NHeadKV: hp.nHeadKV, HeadDim: hp.headDim, Scale: hp.attnScale},
 		buf:     newBuffers(m, o.NBatch),
 		plan:    newBatchPlan(o.NSeq, o.NBatch, h.Depth),
