@@ -3,12 +3,13 @@
 #include "textflag.h"
 #include "tcqpairs_amd64.h"
 
-// Fused TCQ value sums (semantics in accum.go, AccumulateRows4; stubs in
+// Fused value sums (semantics in accum.go, AccumulateRows4; stubs in
 // accum_amd64.go). The loop order is dims outer, rows inner: a pass takes
 // one slice of the block (32 values on AVX-512, 16 on AVX2), loads the
 // four heads' sums of that slice into registers, then walks all n rows,
-// decoding just the slice of each row from the level-pair table (P4 at the
-// slice's fixed window offsets), scaling by the row's norm, and adding
+// decoding just the slice of each row (at the slice's fixed window
+// offsets: VPERMPS for turbo2/3/4, the level-pair table, P4, for TCQ),
+// scaling by the row's norm, and adding
 // each head's rounded product p·v (VMULPS then VADDPS, never FMA, with p
 // as the first operand, as kernels.AttnValues(F32) does). Only at the end
 // of the pass are the sums stored, so nothing but the blocks and the
@@ -24,6 +25,9 @@
 #define P1 R10
 #define P2 R13
 #define P3 R14
+
+// NOINIT: a routine without constants to load.
+#define NOINIT
 
 // SETUP loads the loop-invariant registers and jumps to done when n <= 0.
 #define SETUP(table, done) \
@@ -76,9 +80,9 @@
 	VMULPS       Z5, zp, Z13;    \
 	VADDPS       Z13, sb, sb
 
-// PASS32 runs one 32-value slice (windows w0..w3, sums at byte off) over
-// all rows.
-#define PASS32(w0, w1, w2, w3, s1, s2, s3, mask, off, loop) \
+// PASS32 runs one 32-value slice (sums at byte off) over all rows; dec(w)
+// leaves the slice's levels in Z1 and Z5 (w: its first window).
+#define PASS32(dec, w, off, loop) \
 	LOADSUMS(a0+0(FP), off, 64, Z16, Z20);  \
 	LOADSUMS(a1+8(FP), off, 64, Z17, Z21);  \
 	LOADSUMS(a2+16(FP), off, 64, Z18, Z22); \
@@ -87,12 +91,7 @@
 loop:                                       \
 	VPBROADCASTW (SRC), Y0;                 \
 	VCVTPH2PS    Y0, Z0;                    \
-	P4(w0, s1, s2, s3, mask, X1, X2, Y1);   \
-	P4(w1, s1, s2, s3, mask, X3, X2, Y3);   \
-	VINSERTI64X4 $1, Y3, Z1, Z1;            \
-	P4(w2, s1, s2, s3, mask, X5, X6, Y5);   \
-	P4(w3, s1, s2, s3, mask, X7, X6, Y7);   \
-	VINSERTI64X4 $1, Y7, Z5, Z5;            \
+	dec(w);                                 \
 	VMULPS       Z0, Z1, Z1;                \
 	VMULPS       Z0, Z5, Z5;                \
 	HEAD16(P0, Z8, Z16, Z20);               \
@@ -105,49 +104,121 @@ loop:                                       \
 	STORESUMS(a2+16(FP), off, 64, Z18, Z22); \
 	STORESUMS(a3+24(FP), off, 64, Z19, Z23)
 
-// Slice k of turbo3_tcq: windows 2+12k, 5+12k, 8+12k, 11+12k (see Q3_16
-// in expand_amd64.s); turbo2_tcq: 2+8k, 4+8k, 6+8k, 8+8k.
-#define T3PASS32(w, off, loop) PASS32(w, w+3, w+6, w+9, 6, 12, 18, $4095, off, loop)
-#define T2PASS32(w, off, loop) PASS32(w, w+2, w+4, w+6, 4, 8, 12, $1023, off, loop)
+// Q32 decodes slice k of a TCQ block from the four windows w, w+d, w+2d,
+// w+3d (pairs at bits 0, s1, s2, s3 of each; see Q3_16 in expand_amd64.s).
+#define Q32(w, d, s1, s2, s3, mask) \
+	P4(w, s1, s2, s3, mask, X1, X2, Y1);     \
+	P4(w+d, s1, s2, s3, mask, X3, X2, Y3);   \
+	VINSERTI64X4 $1, Y3, Z1, Z1;             \
+	P4(w+d+d, s1, s2, s3, mask, X5, X6, Y5); \
+	P4(w+d+d+d, s1, s2, s3, mask, X7, X6, Y7); \
+	VINSERTI64X4 $1, Y7, Z5, Z5
+
+// Slice k of turbo3_tcq: windows 2+12k, 5+12k, 8+12k, 11+12k; turbo2_tcq:
+// 2+8k, 4+8k, 6+8k, 8+8k.
+#define Q3DEC32(w) Q32(w, 3, 6, 12, 18, $4095)
+#define Q2DEC32(w) Q32(w, 2, 4, 8, 12, $1023)
+
+// Scalar slice k (windows as T2_16, T3_16, T4_16 in expand_amd64.s):
+// turbo2 at w = 2+8k and w+4; turbo3 low bits at w = 2+8k and w+4, bit 2
+// at 31+w/2 and 33+w/2; turbo4 at w = 2+16k, w+4 (merged under K1), w+8
+// and w+12. Table in Z24, shift counts in Z25 (and Z26, turbo3), 3s in
+// Z27 (turbo3); Z2, Z3 hold indices.
+#define S2DEC32(w) \
+	VPBROADCASTD w(SRC), Z2;   \
+	VPSRLVD      Z25, Z2, Z2;  \
+	VPERMPS      Z24, Z2, Z1;  \
+	VPBROADCASTD w+4(SRC), Z3; \
+	VPSRLVD      Z25, Z3, Z3;  \
+	VPERMPS      Z24, Z3, Z5
+
+#define S3GROUP(lo, hi, out) \
+	VPBROADCASTD lo(SRC), Z2;         \
+	VPBROADCASTD hi(SRC), Z3;         \
+	VPSRLVD      Z25, Z2, Z2;         \
+	VPSRLVD      Z26, Z3, Z3;         \
+	VPTERNLOGD   $0xE4, Z27, Z3, Z2;  \
+	VPERMPS      Z24, Z2, out
+
+#define S3DEC32(w) \
+	S3GROUP(w, 31+w/2, Z1); \
+	S3GROUP(w+4, 33+w/2, Z5)
+
+#define S4GROUP(a, b, out) \
+	VPBROADCASTD a(SRC), Z2;     \
+	VPBROADCASTD b(SRC), K1, Z2; \
+	VPSRLVD      Z25, Z2, Z2;    \
+	VPERMPS      Z24, Z2, out
+
+#define S4DEC32(w) \
+	S4GROUP(w, w+4, Z1); \
+	S4GROUP(w+8, w+12, Z5)
+
+// ACC512 is a whole AVX-512 routine: SETUP, the constants (init), and a
+// pass of dec for each slice (first windows w0..w3).
+#define ACC512(table, init, dec, w0, w1, w2, w3, l0, l1, l2, l3, done) \
+	SETUP(table, done);    \
+	init;                  \
+	PASS32(dec, w0, 0, l0);   \
+	PASS32(dec, w1, 128, l1); \
+	PASS32(dec, w2, 256, l2); \
+	PASS32(dec, w3, 384, l3); \
+done:                      \
+	VZEROUPPER;            \
+	RET
+
+#define INIT2 \
+	VMOVUPS   ·permLevels2(SB), Z24; \
+	VMOVDQU32 ·shift2x16(SB), Z25
+
+#define INIT3 \
+	VMOVUPS      ·permLevels3(SB), Z24; \
+	VMOVDQU32    ·shift2x16(SB), Z25;   \
+	VMOVDQU32    ·shiftT3Hi(SB), Z26;   \
+	MOVL         $3, AX;                \
+	VPBROADCASTD AX, Z27
+
+#define INIT4 \
+	VMOVUPS   ·centroids4(SB), Z24; \
+	VMOVDQU32 ·shift4x8(SB), Z25;   \
+	MOVL      $0xff00, AX;          \
+	KMOVW     AX, K1
+
+// func accTurbo2AVX512(a0, a1, a2, a3, p0, p1, p2, p3 *float32, src *byte, srcStride, n int)
+TEXT ·accTurbo2AVX512(SB), NOSPLIT, $0-88
+	ACC512(·permLevels2, INIT2, S2DEC32, 2, 10, 18, 26, t2z_l0, t2z_l1, t2z_l2, t2z_l3, t2z_done) // last: bytes 30..33 of 34
+
+// func accTurbo3AVX512(a0, a1, a2, a3, p0, p1, p2, p3 *float32, src *byte, srcStride, n int)
+TEXT ·accTurbo3AVX512(SB), NOSPLIT, $0-88
+	ACC512(·permLevels3, INIT3, S3DEC32, 2, 10, 18, 26, t3z_l0, t3z_l1, t3z_l2, t3z_l3, t3z_done) // last: bytes 46..49 of 50
+
+// func accTurbo4AVX512(a0, a1, a2, a3, p0, p1, p2, p3 *float32, src *byte, srcStride, n int)
+TEXT ·accTurbo4AVX512(SB), NOSPLIT, $0-88
+	ACC512(·centroids4, INIT4, S4DEC32, 2, 18, 34, 50, t4z_l0, t4z_l1, t4z_l2, t4z_l3, t4z_done) // last: bytes 62..65 of 66
 
 // func accTCQ3AVX512(a0, a1, a2, a3, p0, p1, p2, p3 *float32, src *byte, srcStride, n int)
 TEXT ·accTCQ3AVX512(SB), NOSPLIT, $0-88
-	SETUP(·tcq3Pairs, accTCQ3AVX512_done)
-	T3PASS32(2, 0, accTCQ3AVX512_loop0)
-	T3PASS32(14, 128, accTCQ3AVX512_loop1)
-	T3PASS32(26, 256, accTCQ3AVX512_loop2)
-	T3PASS32(38, 384, accTCQ3AVX512_loop3) // bytes 47..50 of 52
-
-accTCQ3AVX512_done:
-	VZEROUPPER
-	RET
+	ACC512(·tcq3Pairs, NOINIT, Q3DEC32, 2, 14, 26, 38, q3z_l0, q3z_l1, q3z_l2, q3z_l3, q3z_done) // last: bytes 47..50 of 52
 
 // func accTCQ2AVX512(a0, a1, a2, a3, p0, p1, p2, p3 *float32, src *byte, srcStride, n int)
 TEXT ·accTCQ2AVX512(SB), NOSPLIT, $0-88
-	SETUP(·tcq2Pairs, accTCQ2AVX512_done)
-	T2PASS32(2, 0, accTCQ2AVX512_loop0)
-	T2PASS32(10, 128, accTCQ2AVX512_loop1)
-	T2PASS32(18, 256, accTCQ2AVX512_loop2)
-	T2PASS32(26, 384, accTCQ2AVX512_loop3) // bytes 32..35 of 36
-
-accTCQ2AVX512_done:
-	VZEROUPPER
-	RET
+	ACC512(·tcq2Pairs, NOINIT, Q2DEC32, 2, 10, 18, 26, q2z_l0, q2z_l1, q2z_l2, q2z_l3, q2z_done) // last: bytes 32..35 of 36
 
 // AVX2: levels of values 16k..16k+7 in Y1, 16k+8.. in Y3; the probability
-// in Y4; head j's sums in Y8+j (first 8) and Y12+j.
+// in Y4, products in Y5; head j's sums in Y8+j (first 8) and Y12+j; Y2, Y6
+// and Y7 are the decoders'.
 
 // HEAD8 adds head pj's products to its sums: sa += p·Y1, sb += p·Y3.
 #define HEAD8(pj, sa, sb) \
 	VBROADCASTSS (pj)(RI*4), Y4; \
 	VMULPS       Y1, Y4, Y5;     \
 	VADDPS       Y5, sa, sa;     \
-	VMULPS       Y3, Y4, Y6;     \
-	VADDPS       Y6, sb, sb
+	VMULPS       Y3, Y4, Y5;     \
+	VADDPS       Y5, sb, sb
 
-// PASS16 runs one 16-value slice (windows w0, w1, sums at byte off) over
-// all rows.
-#define PASS16(w0, w1, s1, s2, s3, mask, off, loop) \
+// PASS16 runs one 16-value slice (sums at byte off) over all rows; dec(w)
+// leaves the slice's levels in Y1 and Y3.
+#define PASS16(dec, w, off, loop) \
 	LOADSUMS(a0+0(FP), off, 32, Y8, Y12);  \
 	LOADSUMS(a1+8(FP), off, 32, Y9, Y13);  \
 	LOADSUMS(a2+16(FP), off, 32, Y10, Y14); \
@@ -156,8 +227,7 @@ accTCQ2AVX512_done:
 loop:                                      \
 	VPBROADCASTW (SRC), X0;                \
 	VCVTPH2PS    X0, Y0;                   \
-	P4(w0, s1, s2, s3, mask, X1, X2, Y1);  \
-	P4(w1, s1, s2, s3, mask, X3, X2, Y3);  \
+	dec(w);                                \
 	VMULPS       Y0, Y1, Y1;               \
 	VMULPS       Y0, Y3, Y3;               \
 	HEAD8(P0, Y8, Y12);                    \
@@ -170,38 +240,73 @@ loop:                                      \
 	STORESUMS(a2+16(FP), off, 32, Y10, Y14); \
 	STORESUMS(a3+24(FP), off, 32, Y11, Y15)
 
-// Slice k of turbo3_tcq: windows 2+6k, 5+6k; turbo2_tcq: 2+4k, 4+4k.
-#define T3PASS16(w, off, loop) PASS16(w, w+3, 6, 12, 18, $4095, off, loop)
-#define T2PASS16(w, off, loop) PASS16(w, w+2, 4, 8, 12, $1023, off, loop)
+// ACC256 is a whole AVX2 routine: SETUP, the constants (init), and a pass
+// of dec for each slice (first windows w0..w7).
+#define ACC256(table, init, dec, w0, w1, w2, w3, w4, w5, w6, w7, l0, l1, l2, l3, l4, l5, l6, l7, done) \
+	SETUP(table, done);         \
+	init;                       \
+	PASS16(dec, w0, 0, l0);   \
+	PASS16(dec, w1, 64, l1);  \
+	PASS16(dec, w2, 128, l2); \
+	PASS16(dec, w3, 192, l3); \
+	PASS16(dec, w4, 256, l4); \
+	PASS16(dec, w5, 320, l5); \
+	PASS16(dec, w6, 384, l6); \
+	PASS16(dec, w7, 448, l7); \
+done:                           \
+	VZEROUPPER;                 \
+	RET
+
+// TCQ slice k: turbo3_tcq windows 2+6k, 5+6k; turbo2_tcq 2+4k, 4+4k.
+#define Q3DEC16(w) \
+	P4(w, 6, 12, 18, $4095, X1, X2, Y1); \
+	P4(w+3, 6, 12, 18, $4095, X3, X2, Y3)
+
+#define Q2DEC16(w) \
+	P4(w, 4, 8, 12, $1023, X1, X2, Y1); \
+	P4(w+2, 4, 8, 12, $1023, X3, X2, Y3)
+
+// Scalar slice k (windows as T2_8, T3_8, T4_8 in expand_amd64.s, tables
+// and shift counts read from memory): turbo2 at w = 4k and w+2; turbo3 low
+// bits at w = 2+4k and w+2, bit 2 at 30+w/2 and 31+w/2 (3s in Y6). No
+// turbo4: its two lookups and blend per 8 values, with the tables in memory
+// for want of registers, measured 1.2-1.35x slower than expanding.
+#define S2GROUP8(w, out) \
+	VPBROADCASTD w(SRC), Y2;                \
+	VPSRLVD      ·shift2x16+32(SB), Y2, Y2; \
+	VPERMPS      ·permLevels2(SB), Y2, out
+
+#define S2DEC16(w) S2GROUP8(w, Y1); S2GROUP8(w+2, Y3)
+
+#define S3GROUP8(lo, hi, out) \
+	VPBROADCASTD lo(SRC), Y2;               \
+	VPBROADCASTD hi(SRC), Y7;               \
+	VPSRLVD      ·shift2x8(SB), Y2, Y2;     \
+	VPSRLVD      ·shiftT3Hi+32(SB), Y7, Y7; \
+	VPAND        Y6, Y2, Y2;                \
+	VPANDN       Y7, Y6, Y7;                \
+	VPOR         Y7, Y2, Y2;                \
+	VPERMPS      ·centroids3(SB), Y2, out
+
+#define S3DEC16(w) S3GROUP8(w, 30+w/2, Y1); S3GROUP8(w+2, 31+w/2, Y3)
+
+#define INIT3Y \
+	MOVL         $3, AX;  \
+	VMOVD        AX, X6;  \
+	VPBROADCASTD X6, Y6
 
 // func accTCQ3AVX2(a0, a1, a2, a3, p0, p1, p2, p3 *float32, src *byte, srcStride, n int)
 TEXT ·accTCQ3AVX2(SB), NOSPLIT, $0-88
-	SETUP(·tcq3Pairs, accTCQ3AVX2_done)
-	T3PASS16(2, 0, accTCQ3AVX2_loop0)
-	T3PASS16(8, 64, accTCQ3AVX2_loop1)
-	T3PASS16(14, 128, accTCQ3AVX2_loop2)
-	T3PASS16(20, 192, accTCQ3AVX2_loop3)
-	T3PASS16(26, 256, accTCQ3AVX2_loop4)
-	T3PASS16(32, 320, accTCQ3AVX2_loop5)
-	T3PASS16(38, 384, accTCQ3AVX2_loop6)
-	T3PASS16(44, 448, accTCQ3AVX2_loop7) // bytes 47..50 of 52
-
-accTCQ3AVX2_done:
-	VZEROUPPER
-	RET
+	ACC256(·tcq3Pairs, NOINIT, Q3DEC16, 2, 8, 14, 20, 26, 32, 38, 44, q3y_l0, q3y_l1, q3y_l2, q3y_l3, q3y_l4, q3y_l5, q3y_l6, q3y_l7, q3y_done) // last: bytes 47..50 of 52
 
 // func accTCQ2AVX2(a0, a1, a2, a3, p0, p1, p2, p3 *float32, src *byte, srcStride, n int)
 TEXT ·accTCQ2AVX2(SB), NOSPLIT, $0-88
-	SETUP(·tcq2Pairs, accTCQ2AVX2_done)
-	T2PASS16(2, 0, accTCQ2AVX2_loop0)
-	T2PASS16(6, 64, accTCQ2AVX2_loop1)
-	T2PASS16(10, 128, accTCQ2AVX2_loop2)
-	T2PASS16(14, 192, accTCQ2AVX2_loop3)
-	T2PASS16(18, 256, accTCQ2AVX2_loop4)
-	T2PASS16(22, 320, accTCQ2AVX2_loop5)
-	T2PASS16(26, 384, accTCQ2AVX2_loop6)
-	T2PASS16(30, 448, accTCQ2AVX2_loop7) // bytes 32..35 of 36
+	ACC256(·tcq2Pairs, NOINIT, Q2DEC16, 2, 6, 10, 14, 18, 22, 26, 30, q2y_l0, q2y_l1, q2y_l2, q2y_l3, q2y_l4, q2y_l5, q2y_l6, q2y_l7, q2y_done) // last: bytes 32..35 of 36
 
-accTCQ2AVX2_done:
-	VZEROUPPER
-	RET
+// func accTurbo2AVX2(a0, a1, a2, a3, p0, p1, p2, p3 *float32, src *byte, srcStride, n int)
+TEXT ·accTurbo2AVX2(SB), NOSPLIT, $0-88
+	ACC256(·permLevels2, NOINIT, S2DEC16, 0, 4, 8, 12, 16, 20, 24, 28, t2y_l0, t2y_l1, t2y_l2, t2y_l3, t2y_l4, t2y_l5, t2y_l6, t2y_l7, t2y_done) // last: bytes 30..33 of 34
+
+// func accTurbo3AVX2(a0, a1, a2, a3, p0, p1, p2, p3 *float32, src *byte, srcStride, n int)
+TEXT ·accTurbo3AVX2(SB), NOSPLIT, $0-88
+	ACC256(·centroids3, INIT3Y, S3DEC16, 2, 6, 10, 14, 18, 22, 26, 30, t3y_l0, t3y_l1, t3y_l2, t3y_l3, t3y_l4, t3y_l5, t3y_l6, t3y_l7, t3y_done) // last: bytes 46..49 of 50

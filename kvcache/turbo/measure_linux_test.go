@@ -18,8 +18,8 @@ import (
 // TestMeasureFused times one layer's attention work per token at 16K
 // context in a 1B shape (8 KV heads of one block, 4 query heads each, 64-row
 // chunks, rows 8 blocks apart as in the cache), fused against expand-then-
-// float32-kernel, for scores and for values, per TCQ type and kernel
-// level. Thread CPU time (the machine is shared; wall time is not), the
+// float32-kernel, for values per type and for scores where they are
+// fused, per kernel level. Thread CPU time (the machine is shared; wall time is not), the
 // variants interleaved over rounds; it prints the medians and the median
 // of the per-round ratios. Run with WAGGLE_MEASURE=1 -v.
 func TestMeasureFused(t *testing.T) {
@@ -32,9 +32,12 @@ func TestMeasureFused(t *testing.T) {
 		if expandImpl == expandGo {
 			return
 		}
-		for _, typ := range []Type{Turbo3TCQ, Turbo2TCQ} {
+		for _, typ := range Types {
 			m := newMeasure(typ)
 			for _, phase := range []string{"scores", "values"} {
+				if phase == "scores" && !typ.FusedScores() {
+					continue
+				}
 				var fused, expand, ratio []float64
 				for range 9 {
 					f := threadTime(func() { m.layer(phase, true) })
