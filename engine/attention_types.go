@@ -33,8 +33,8 @@ import (
 //     (ScoreRows4: four query heads per pass over a key's blocks, no
 //     scratch rows);
 //     values summed in the rotated domain and un-rotated once per head,
-//     for the TCQ types with one block per head summed straight from the
-//     blocks (AccumulateRows4, the same bits as expanding).
+//     with one block per head summed straight from the blocks where
+//     FusedValues says so (AccumulateRows4, the same bits as expanding).
 
 // attnBlock is the most KV heads one worker attends together: it walks
 // each chunk of cached rows once for all of them, reading their bytes of a
@@ -210,11 +210,10 @@ func (a *attendTask) softmax(w *attnWorker, p []float32) {
 var fusedValueSums = true
 
 // valueChunk adds the m value rows at v (positions pos…) times each query
-// head's probabilities to slot b's sums: turbo values fused from the
-// blocks (AccumulateRows4, four query heads per pass, where FusedValues
-// says it is faster: TCQ with one block per head on AVX2 and AVX-512),
-// the others expanded once into the chunk scratch. Both give the same
-// bits (AccumulateRows4's contract).
+// head's probabilities to slot b's sums: turbo values with one block per
+// head fused from the blocks (AccumulateRows4, four query heads per call)
+// where FusedValues says it is faster, the others expanded once into the
+// chunk scratch. Both give the same bits (AccumulateRows4's contract).
 func (a *attendTask) valueChunk(gs *groupScratch, heads []float32, b int, v []byte, pos, m, n int) {
 	vPad := a.vPad()
 	acc := gs.acc[b*quads(a.group)*vPad:]

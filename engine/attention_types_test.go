@@ -139,14 +139,17 @@ func BenchmarkAttendTypes(b *testing.B) {
 
 // TestAttendFusedValuesSameBits: turbo values summed straight from the
 // blocks (AccumulateRows4) give exactly the bits of expanding the rows and
-// summing with the float32 kernel, for groups of 1 to 6 query heads
+// summing with the float32 kernel, for every turbo type, groups of 1 to 6 query heads
 // (whole and partial fours), head dims padded to one block, several
 // chunks, and scattered pages.
 func TestAttendFusedValuesSameBits(t *testing.T) {
 	const n = 150
-	for _, typ := range []kvcache.Type{kvcache.Turbo3TCQ, kvcache.Turbo2TCQ} {
+	for _, typ := range typesUnderTest() {
+		if !typ.IsTurbo() {
+			continue
+		}
 		if !typ.Turbo().FusedValues() {
-			t.Logf("%v: no fused value kernel on this CPU; the paths are the same code", typ)
+			t.Logf("%v: no fused value kernel at this kernel level; the paths are the same code", typ)
 		}
 		for _, shape := range [][2]int{{4, 2}, {6, 1}, {3, 3}, {8, 2}} {
 			for _, hd := range []int{64, 128} {
