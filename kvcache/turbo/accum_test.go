@@ -188,3 +188,39 @@ func FuzzAccumulateRows4(f *testing.F) {
 		forExpandImpls(t, func(string) { c.check(t, c.run(true)) })
 	})
 }
+
+// BenchmarkAccumulateRows4 sums a 64-row chunk (8 heads interleaved, as in
+// a cache) for four query heads: the fused kernel where there is one, and
+// the reference; bytes are the blocks read.
+func BenchmarkAccumulateRows4(b *testing.B) {
+	const rows, heads = 64, 8
+	r := rand.New(rand.NewPCG(9, 10))
+	acc := make([]float32, 4*BlockSize)
+	p := make([]float32, 4*rows)
+	for i := range p {
+		p[i] = r.Float32() / rows
+	}
+	for _, typ := range Types {
+		bb := typ.BlockBytes()
+		stride := heads * bb
+		src := make([]byte, rows*stride)
+		for i := range rows {
+			copy(src[i*stride:], mustEncode(b, typ, gaussianRow(r, BlockSize)))
+		}
+		for _, impl := range []string{"fused", "go"} {
+			if impl == "fused" && !typ.FusedValues() {
+				continue
+			}
+			b.Run(typ.String()+"/"+impl, func(b *testing.B) {
+				b.SetBytes(int64(rows * bb))
+				for b.Loop() {
+					if impl == "go" {
+						accumulateRowsGo(typ, acc, BlockSize, p, rows, 4, src, stride, rows)
+					} else {
+						typ.AccumulateRows4(acc, BlockSize, p, rows, 4, src, stride, rows)
+					}
+				}
+			})
+		}
+	}
+}

@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux && amd64 && !purego
 
 package turbo
 
@@ -35,8 +35,8 @@ func TestMeasureFused(t *testing.T) {
 		for _, typ := range Types {
 			m := newMeasure(typ)
 			for _, phase := range []string{"scores", "values"} {
-				if phase == "scores" && !typ.FusedScores() {
-					continue
+				if (phase == "scores" && !typ.FusedScores()) || (phase == "values" && !typ.FusedValues()) {
+					continue // no kernel: the fused call would run the reference
 				}
 				var fused, expand, ratio []float64
 				for range 9 {
