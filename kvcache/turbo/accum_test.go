@@ -24,13 +24,18 @@ type accCase struct {
 const accGuard = -7.25
 
 // newAccCase fills m rows (stride bytes apart, other bytes random) with
-// randomRows' mix of encoded rows, arbitrary bytes and special norms;
-// running sums and probabilities random (p in [0, 1), some exact zeros).
-func newAccCase(t testing.TB, r *rand.Rand, typ Type, nq, m, gap int) *accCase {
+// randomRows' mix of encoded rows, arbitrary bytes and special norms, or,
+// if finite, with norms that are not Inf or NaN (one such row turns most
+// sums into NaN, which would hide a wrong kernel); running sums and
+// probabilities random (p in [0, 1), some exact zeros).
+func newAccCase(t testing.TB, r *rand.Rand, typ Type, nq, m, gap int, finite bool) *accCase {
 	c := &accCase{typ: typ, nq: nq, m: m, stride: 3*typ.BlockBytes() + gap,
 		accStride: BlockSize + 3 + gap, pStride: m + 2 + gap}
 	c.src = make([]byte, m*c.stride)
 	randomRows(t, r, typ, c.src, BlockSize, c.stride, m)
+	if finite {
+		c.finiteNorms(r)
+	}
 	c.acc = make([]float32, 4*c.accStride)
 	c.p = make([]float32, 4*c.pStride)
 	for i := range c.acc {
@@ -45,6 +50,16 @@ func newAccCase(t testing.TB, r *rand.Rand, typ Type, nq, m, gap int) *accCase {
 		}
 	}
 	return c
+}
+
+// finiteNorms replaces every Inf or NaN norm with a random finite one.
+func (c *accCase) finiteNorms(r *rand.Rand) {
+	for row := range c.m {
+		b := c.src[row*c.stride:]
+		if n := float64(blockNorm(b)); math.IsInf(n, 0) || math.IsNaN(n) {
+			binary.LittleEndian.PutUint16(b, uint16(r.IntN(0x7c00))|uint16(r.IntN(2))<<15)
+		}
+	}
 }
 
 // run returns the sums after AccumulateRows4 (fused) or the reference.
@@ -84,18 +99,21 @@ func (c *accCase) check(t testing.TB, got []float32) {
 
 // TestAccumulateRows4MatchesReference: every type and kernel level, 1-4
 // heads, row counts around the chunk size, rows strided with other bytes
-// between them, running sums continued: the bits of accumulateRowsGo,
-// nothing written outside the nq heads' sums.
+// between them, finite norms and special ones, running sums continued:
+// the bits of accumulateRowsGo, nothing written outside the nq heads'
+// sums.
 func TestAccumulateRows4MatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	forExpandImpls(t, func(impl string) {
 		for _, typ := range Types {
 			for nq := 1; nq <= 4; nq++ {
 				for _, m := range []int{1, 2, 7, 63, 64, 65, 70} {
-					t.Run(fmt.Sprintf("%s/%s/q%d/m%d", impl, typ, nq, m), func(t *testing.T) {
-						c := newAccCase(t, r, typ, nq, m, r.IntN(9))
-						c.check(t, c.run(true))
-					})
+					for _, finite := range []bool{true, false} {
+						t.Run(fmt.Sprintf("%s/%s/q%d/m%d/finite=%v", impl, typ, nq, m, finite), func(t *testing.T) {
+							c := newAccCase(t, r, typ, nq, m, r.IntN(9), finite)
+							c.check(t, c.run(true))
+						})
+					}
 				}
 			}
 		}
@@ -109,7 +127,7 @@ func TestAccumulateRows4MatchesExpandAndSum(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	forExpandImpls(t, func(impl string) {
 		for _, typ := range Types {
-			c := newAccCase(t, r, typ, 4, 64, 5)
+			c := newAccCase(t, r, typ, 4, 64, 5, true)
 			got := c.run(true)
 			rows := make([]float32, (c.m+1)*BlockSize)
 			typ.ExpandRows(rows[BlockSize:], c.src, c.stride, c.m)
@@ -141,7 +159,7 @@ func f32Bytes(x []float32) []byte {
 
 // TestAccumulateRows4DoesNotAllocate: the engine calls it per chunk.
 func TestAccumulateRows4DoesNotAllocate(t *testing.T) {
-	c := newAccCase(t, rand.New(rand.NewPCG(1, 2)), Turbo3TCQ, 3, 64, 0)
+	c := newAccCase(t, rand.New(rand.NewPCG(1, 2)), Turbo3TCQ, 3, 64, 0, true)
 	p := c.p[:2*c.pStride+c.m]
 	if a := testing.AllocsPerRun(10, func() {
 		c.typ.AccumulateRows4(c.acc, c.accStride, p, c.pStride, c.nq, c.src, c.stride, c.m)
@@ -164,8 +182,9 @@ func TestFusedValuesWhereExpected(t *testing.T) {
 	})
 }
 
-// FuzzAccumulateRows4 runs arbitrary blocks (any norm, any indices) and
-// probabilities through every kernel level against the reference.
+// FuzzAccumulateRows4 runs arbitrary blocks (any indices; any norm, or
+// finite ones for even seeds) and probabilities through every kernel level
+// against the reference.
 func FuzzAccumulateRows4(f *testing.F) {
 	f.Add(uint8(3), uint8(3), uint8(64), uint64(1), make([]byte, 52))
 	f.Add(uint8(4), uint8(0), uint8(1), uint64(2), []byte{0x00, 0x7c, 0xff, 0xff})
@@ -173,11 +192,14 @@ func FuzzAccumulateRows4(f *testing.F) {
 	f.Fuzz(func(t *testing.T, sel, nq, m uint8, seed uint64, data []byte) {
 		typ := Types[int(sel)%len(Types)]
 		r := rand.New(rand.NewPCG(seed, uint64(len(data))))
-		c := newAccCase(t, r, typ, 1+int(nq)%4, 1+int(m)%80, int(seed%7))
+		c := newAccCase(t, r, typ, 1+int(nq)%4, 1+int(m)%80, int(seed%7), false)
 		for i := range c.src {
 			if len(data) > 0 {
 				c.src[i] = data[i%len(data)] ^ byte(i/len(data))
 			}
+		}
+		if seed%2 == 0 {
+			c.finiteNorms(r) // else a NaN row hides most of the sums
 		}
 		for i := range c.p {
 			c.p[i] = math.Float32frombits(r.Uint32())
