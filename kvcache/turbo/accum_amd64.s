@@ -7,15 +7,15 @@
 // accum_amd64.go). The loop order is dims outer, rows inner: a pass takes
 // one slice of the block (32 values on AVX-512, 16 on AVX2), loads the
 // four heads' sums of that slice into registers, then walks all n rows,
-// decoding just the slice of each row (at the slice's fixed window
-// offsets: VPERMPS for turbo2/3/4, the level-pair table, P4, for TCQ),
-// scaling by the row's norm, and adding
-// each head's rounded product p·v (VMULPS then VADDPS, never FMA, with p
-// as the first operand, as kernels.AttnValues(F32) does). Only at the end
-// of the pass are the sums stored, so nothing but the blocks and the
-// probabilities is read per row. Heads the caller does not have alias head
-// 0 (same sums, same probabilities), so they compute and store exactly
-// head 0's values.
+// decoding just the slice of each row at the slice's fixed window offsets
+// (VPERMPS for turbo2/3/4, the level-pair table, P4, for TCQ), scaling by
+// the row's norm, and adding each head's rounded product p·v (VMULPS then
+// VADDPS, never FMA, with p as the first operand, as
+// kernels.AttnValues(F32) does). Only at the end of the pass are the sums
+// stored, so nothing but the blocks and the probabilities is read per row.
+// Heads the caller does not have alias head 0 (same sums, same
+// probabilities), so they compute and store exactly head 0's values.
+// SETUP puts a table's address in CB for every type; only TCQ uses it.
 
 #define SRC SI  // the row's block
 #define SS R9   // src stride, bytes
@@ -70,7 +70,8 @@
 	VMOVUPS rb, w+off(AX)
 
 // AVX-512: levels of values 32k..32k+15 in Z1, 32k+16.. in Z5; head j's
-// probability in Z8+j; its sums in Z16+j (first 16) and Z20+j.
+// probability in Z8+j; products in Z12, Z13; its sums in Z16+j (first 16)
+// and Z20+j.
 
 // HEAD16 adds head pj's products to its sums: sa += p·Z1, sb += p·Z5.
 #define HEAD16(pj, zp, sa, sb) \
@@ -132,6 +133,7 @@ loop:                                       \
 	VPSRLVD      Z25, Z3, Z3;  \
 	VPERMPS      Z24, Z3, Z5
 
+// S3GROUP: VPTERNLOGD $0xE4 is the bit select Z2 = Z2&3 | Z3&^3.
 #define S3GROUP(lo, hi, out) \
 	VPBROADCASTD lo(SRC), Z2;         \
 	VPBROADCASTD hi(SRC), Z3;         \
@@ -144,6 +146,7 @@ loop:                                       \
 	S3GROUP(w, 31+w/2, Z1); \
 	S3GROUP(w+4, 33+w/2, Z5)
 
+// S4GROUP: lanes 8-15 (K1) take the second window's nibbles.
 #define S4GROUP(a, b, out) \
 	VPBROADCASTD a(SRC), Z2;     \
 	VPBROADCASTD b(SRC), K1, Z2; \
