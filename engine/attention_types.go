@@ -29,9 +29,12 @@ import (
 //     a quantized V cache, up to summation order.
 //   - turbo types: keys expanded in the rotated domain (level·N, one
 //     rounding) and dotted with the rotated query (RotateQuery) — for the
-//     TCQ types with one block per head on AVX-512, fused (ScoreRows4:
-//     four query heads per pass over a key's blocks, no scratch rows);
-//     values summed in the rotated domain and un-rotated once per head.
+//     TCQ types with one block per head on AVX2 and AVX-512, fused
+//     (ScoreRows4: four query heads per pass over a key's blocks, no
+//     scratch rows);
+//     values summed in the rotated domain and un-rotated once per head,
+//     with one block per head summed straight from the blocks where
+//     FusedValues says so (AccumulateRows4, the same bits as expanding).
 
 // attnBlock is the most KV heads one worker attends together: it walks
 // each chunk of cached rows once for all of them, reading their bytes of a
@@ -166,8 +169,8 @@ func (a *attendTask) prepareQueries(gs *groupScratch, q []float32, b, g int) {
 // scoreChunk scores the m key rows of slot b's head at k (rows a.kRow
 // apart), positions pos… of the sequence, against its query heads into
 // heads[j*n+pos:]: the key type's dot; turbo keys fused from the blocks
-// (ScoreRows4, TCQ on AVX-512 with one block per head) or expanded once
-// into the chunk scratch.
+// (ScoreRows4, TCQ on AVX2 and AVX-512 with one block per head) or
+// expanded once into the chunk scratch.
 func (a *attendTask) scoreChunk(gs *groupScratch, heads []float32, b int, k []byte, pos, m, n int) {
 	hd := a.headDim
 	if !a.kType.IsTurbo() {
@@ -206,11 +209,25 @@ func (a *attendTask) softmax(w *attnWorker, p []float32) {
 	}
 }
 
-// valueChunk adds the m value rows at v (positions pos…), expanded once,
-// times each query head's probabilities to slot b's sums.
+// fusedValueSums lets valueChunk take the fused turbo kernel where there
+// is one; tests turn it off to hold the two paths to the same bits.
+var fusedValueSums = true
+
+// valueChunk adds the m value rows at v (positions pos…) times each query
+// head's probabilities to slot b's sums: turbo values with one block per
+// head fused from the blocks (AccumulateRows4, four query heads per call)
+// where FusedValues says it is faster, the others expanded once into the
+// chunk scratch. Both give the same bits (AccumulateRows4's contract).
 func (a *attendTask) valueChunk(gs *groupScratch, heads []float32, b int, v []byte, pos, m, n int) {
 	vPad := a.vPad()
 	acc := gs.acc[b*quads(a.group)*vPad:]
+	if a.vType.IsTurbo() && vPad == turbo.BlockSize && fusedValueSums && a.vType.Turbo().FusedValues() {
+		tt := a.vType.Turbo()
+		for j := 0; j < a.group; j += 4 {
+			tt.AccumulateRows4(acc[j*vPad:], vPad, heads[j*n+pos:], n, min(4, a.group-j), v, a.vRow, m)
+		}
+		return
+	}
 	rows := gs.vrows[vPad : (m+1)*vPad]
 	if a.vType.IsTurbo() {
 		a.vType.Turbo().ExpandRows(rows, v, a.vRow, m)

@@ -136,3 +136,41 @@ func BenchmarkAttendTypes(b *testing.B) {
 		})
 	}
 }
+
+// TestAttendFusedValuesSameBits: turbo values summed straight from the
+// blocks (AccumulateRows4) give exactly the bits of expanding the rows and
+// summing with the float32 kernel, for every turbo type, groups of 1 to 6 query heads
+// (whole and partial fours), head dims padded to one block, several
+// chunks, and scattered pages.
+func TestAttendFusedValuesSameBits(t *testing.T) {
+	const n = 150
+	for _, typ := range typesUnderTest() {
+		if !typ.IsTurbo() {
+			continue
+		}
+		if !typ.Turbo().FusedValues() {
+			t.Logf("%v: no fused value kernel at this kernel level; the paths are the same code", typ)
+		}
+		for _, shape := range [][2]int{{4, 2}, {6, 1}, {3, 3}, {8, 2}} {
+			for _, hd := range []int{64, 128} {
+				sh := AttentionShape{NHead: shape[0], NHeadKV: shape[1], HeadDim: hd, Scale: float32(1 / math.Sqrt(float64(hd)))}
+				c, q := attnFixture(t, typ, sh, n)
+				sc := scatteredCopy(t, c, n, 5)
+				d := sh.NHead * hd
+				for name, cache := range map[string]*kvcache.Cache{"contiguous": c, "scattered": sc} {
+					got, want := make([]float32, d), make([]float32, d)
+					s := NewAttentionScratch(n, hd, sh.NHead/sh.NHeadKV, typ, typ, 1)
+					Attend(got, q[:d], cache, 0, 0, n, sh, s)
+					fusedValueSums = false
+					Attend(want, q[:d], cache, 0, 0, n, sh, s)
+					fusedValueSums = true
+					for i := range got {
+						if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+							t.Fatalf("%v %d/%d heads hd %d %s: output %d: fused %v, expanded %v", typ, sh.NHead, sh.NHeadKV, hd, name, i, got[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}

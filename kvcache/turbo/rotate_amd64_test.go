@@ -123,24 +123,24 @@ func TestRotateDispatch(t *testing.T) {
 		rotateImpl = impl
 		got := append([]float32(nil), x...)
 		Rotate(got)
-		sameBits(t, levelNames[impl]+" Rotate", got, fwd)
+		requireSameBits(t, levelNames[impl]+" Rotate", got, fwd)
 		got = append(got[:0], x...)
 		Unrotate(got)
-		sameBits(t, levelNames[impl]+" Unrotate", got, inv)
+		requireSameBits(t, levelNames[impl]+" Unrotate", got, inv)
 		q := make([]float32, len(x))
 		RotateQuery(q, x[:len(x)-5])
 		copy(got, x[:len(x)-5])
 		clear(got[len(x)-5:])
 		Rotate(got)
-		sameBits(t, levelNames[impl]+" RotateQuery", q, got)
+		requireSameBits(t, levelNames[impl]+" RotateQuery", q, got)
 		acc := append([]float32(nil), x...)
 		out := make([]float32, len(x)-5)
 		UnrotateOutput(out, acc)
-		sameBits(t, levelNames[impl]+" UnrotateOutput", out, inv[:len(out)])
+		requireSameBits(t, levelNames[impl]+" UnrotateOutput", out, inv[:len(out)])
 	}
 }
 
-func sameBits(t *testing.T, label string, got, want []float32) {
+func requireSameBits(t *testing.T, label string, got, want []float32) {
 	t.Helper()
 	for i := range want {
 		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {

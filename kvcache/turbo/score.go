@@ -7,18 +7,35 @@ import "fmt"
 // one 128-value block (head dims up to 128). Expanding a chunk of rows to a
 // float32 scratch first (ExpandRows) costs a 32 KiB store and reload per 64
 // rows, which for the TCQ types evicts the 32 KiB level-pair table the
-// expansion itself reads from L1; the fused kernel keeps each row's values
-// in registers. The TCQ types have kernels on amd64 with AVX-512 and on
-// arm64 with NEON (score_arm64.s). Where there is none (other types, amd64
-// without AVX-512 or WAGGLE_KERNELS below avx512, WAGGLE_KERNELS=generic,
-// purego) FusedScores reports false and callers keep the expanding path;
-// ScoreRows4 still works there, through the reference.
+// expansion itself reads from L1; the fused kernels (AVX-512 and AVX2 on
+// amd64, NEON on arm64: score_arm64.s) keep each row's values in registers.
+// Where there is no kernel (the scalar types, CPUs without AVX2,
+// WAGGLE_KERNELS=generic, purego) FusedScores reports false and callers
+// keep the expanding path; ScoreRows4 still works there, through the
+// reference.
 //
-// Values have no fused kernel: accumulating four heads' sums straight from
-// the blocks (accumulators in L1, a load, fused multiply-add and store per
-// 16 values and head) measured 15.8-17.6 ms per layer and token at 16K
-// against 11.9-12.1 for expanding a chunk and summing with the float32
-// kernel (turbo3_tcq, 1B shape, thread CPU time).
+// Values have fused kernels too (AccumulateRows4, accum.go), with the
+// loops the other way round: dims outer, rows inner. A pass holds four
+// heads' sums of a 32-value (AVX-512) or 16-value (AVX2) slice in
+// registers and walks the chunk's rows, decoding just that slice of each;
+// nothing is stored until the pass ends. (Rows outer, with the sums in L1
+// and a load and store per 16 values and head, had measured 30% slower
+// than expanding.) Per layer and token at 16K in the 1B shape (8 KV heads
+// of 4 query heads, 64-row chunks; thread CPU time, medians of 9
+// interleaved rounds, TestMeasureFused), fused against expand-then-
+// float32-kernel:
+//
+//	values  turbo3_tcq  0.64-0.67× (AVX-512 4.2-4.7 ms against 6.4-7.1)
+//	        turbo2_tcq  0.71-0.76×   turbo3  0.70-0.78×   turbo2  0.72-0.93×
+//	        turbo4      0.79-0.89× on AVX-512; 1.2-1.35× on AVX2, not fused
+//	scores  on AVX2: turbo3_tcq 0.47-0.59×, turbo2_tcq 0.43-0.44×
+//
+// (three runs on a shared 2-core Zen 4 VM, both levels alike except where
+// noted). End to end (waggle bench, 1B q4_0, turbo3_tcq keys and values,
+// tg32 at depth 16K, one thread, CPU profiles of two interleaved rounds)
+// the value sums' CPU time fell by 36-44% (44-46% of the total to 32%),
+// the whole run's by 10-20%; with WAGGLE_KERNELS=avx2 (one round) the
+// scores' by 44%, the values' by 31%, the run's by 35%.
 
 // FusedScores reports whether ScoreRows4 runs a fused kernel for t here.
 func (t Type) FusedScores() bool { return fusedScores(t) }
@@ -30,8 +47,9 @@ func (t Type) FusedScores() bool { return fusedScores(t) }
 // BlockSize values, those at j ≥ nq included (zeros, read but unused), so
 // the kernel always runs four. The sums are float32 in an order of the
 // implementation's (16 lanes fused multiply-added, then a fixed tree on
-// AVX-512; 16 chains of 4 lanes and a tree on NEON; sequential in the
-// reference), within tolScore of each other.
+// AVX-512; two sets of 8 lanes, added, then a tree on AVX2; 16 chains of 4
+// lanes and a tree on NEON; sequential in the reference), within tolScore
+// of each other.
 // It panics on an invalid type or inconsistent lengths and does not
 // allocate.
 func (t Type) ScoreRows4(dst []float32, dstStride int, q []float32, nq int, src []byte, stride, m int) {

@@ -14,22 +14,30 @@ func scoreTCQ3x4(dst *float32, dstStride int, q *float32, src *byte, srcStride, 
 //go:noescape
 func scoreTCQ2x4(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
 
+// scoreTCQ3x4AVX2 and scoreTCQ2x4AVX2 are the AVX2 forms: 8 values per
+// YMM, two accumulators per query (values 16i.. and 16i+8..) added before
+// the horizontal sum.
+
+//go:noescape
+func scoreTCQ3x4AVX2(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
+
+//go:noescape
+func scoreTCQ2x4AVX2(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
+
 func fusedScores(t Type) bool {
-	return expandImpl == expandAVX512 && (t == Turbo3TCQ || t == Turbo2TCQ)
+	return expandImpl >= expandAVX2 && (t == Turbo3TCQ || t == Turbo2TCQ)
 }
 
 func scoreRowsAsm(t Type, dst []float32, dstStride int, q []float32, nq int, src []byte, stride, m int) {
 	d, qp, s := unsafe.SliceData(dst), unsafe.SliceData(q), unsafe.SliceData(src)
-	if t == Turbo3TCQ {
+	switch {
+	case expandImpl == expandAVX512 && t == Turbo3TCQ:
 		scoreTCQ3x4(d, 4*dstStride, qp, s, stride, m, nq)
-		return
+	case expandImpl == expandAVX512:
+		scoreTCQ2x4(d, 4*dstStride, qp, s, stride, m, nq)
+	case t == Turbo3TCQ:
+		scoreTCQ3x4AVX2(d, 4*dstStride, qp, s, stride, m, nq)
+	default:
+		scoreTCQ2x4AVX2(d, 4*dstStride, qp, s, stride, m, nq)
 	}
-	scoreTCQ2x4(d, 4*dstStride, qp, s, stride, m, nq)
-}
-
-// fusedValues: no value kernel yet on amd64 (see accum.go).
-func fusedValues(Type) bool { return false }
-
-func accumulateRowsAsm(t Type, acc []float32, accStride int, p []float32, pStride, nq int, src []byte, stride, m int) {
-	accumulateRowsGo(t, acc, accStride, p, pStride, nq, src, stride, m)
 }

@@ -2,5 +2,5 @@
 
 package turbo
 
-// fusedKernelBuilt: this build has the AVX-512 scoring kernels.
+// fusedKernelBuilt: this build has the fused scoring and value kernels.
 const fusedKernelBuilt = true

@@ -7,9 +7,3 @@ func fusedScores(Type) bool { return false }
 func scoreRowsAsm(t Type, dst []float32, dstStride int, q []float32, nq int, src []byte, stride, m int) {
 	scoreRowsGo(t, dst, dstStride, q, nq, src, stride, m)
 }
-
-func fusedValues(Type) bool { return false }
-
-func accumulateRowsAsm(t Type, acc []float32, accStride int, p []float32, pStride, nq int, src []byte, stride, m int) {
-	accumulateRowsGo(t, acc, accStride, p, pStride, nq, src, stride, m)
-}

@@ -12,11 +12,16 @@ import (
 // for float32 sums of 128 products in different orders (measured ~1e-7).
 const tolScore = 2e-6
 
-// TestScoreRows4MatchesReference: every type, 1–4 queries, row counts
-// around the kernel's unrolling, rows strided as in a cache with other
-// heads between them; scores within tolScore of decode-then-dot, and
-// nothing written outside the nq score rows.
+// TestScoreRows4MatchesReference: every type and kernel level (AVX2 and
+// AVX-512 on a CPU with both), 1–4 queries, row counts around the
+// kernel's unrolling, rows strided as in a cache with other heads between
+// them; scores within tolScore of decode-then-dot, and nothing written
+// outside the nq score rows.
 func TestScoreRows4MatchesReference(t *testing.T) {
+	forExpandImpls(t, func(impl string) { testScoreRows4(t, impl) })
+}
+
+func testScoreRows4(t *testing.T, impl string) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, typ := range Types {
 		bb := typ.BlockBytes()
@@ -32,7 +37,7 @@ func TestScoreRows4MatchesReference(t *testing.T) {
 		}
 		for _, nq := range []int{1, 2, 3, 4} {
 			for _, m := range []int{1, 2, 7, 64, maxRows} {
-				t.Run(fmt.Sprintf("%s/q%d/m%d", typ, nq, m), func(t *testing.T) {
+				t.Run(fmt.Sprintf("%s/%s/q%d/m%d", impl, typ, nq, m), func(t *testing.T) {
 					const ds = maxRows + 3
 					got := make([]float32, 4*ds)
 					want := make([]float32, 4*ds)
@@ -67,20 +72,19 @@ func TestScoreRows4MatchesReference(t *testing.T) {
 	}
 }
 
-// fusedScoreLevel is the expansion level the fused kernels run at: AVX-512
-// on amd64, NEON on arm64 (score_arm64_test.go).
-var fusedScoreLevel = expandAVX512
-
-// TestFusedScoresWhereExpected: on a CPU with the AVX-512 (amd64) or NEON
-// (arm64) expansion the TCQ types are fused, the others not (the engine
-// relies on FusedScores to choose its path).
+// TestFusedScoresWhereExpected: at the AVX2 and AVX-512 expansion levels
+// (amd64) and the NEON one (arm64, the same level number) the TCQ types are
+// fused, the others not (the engine relies on
+// FusedScores to choose its path).
 func TestFusedScoresWhereExpected(t *testing.T) {
-	for _, typ := range Types {
-		want := expandImpl == fusedScoreLevel && fusedKernelBuilt && (typ == Turbo3TCQ || typ == Turbo2TCQ)
-		if got := typ.FusedScores(); got != want {
-			t.Errorf("%s: FusedScores %v, want %v", typ, got, want)
+	forExpandImpls(t, func(impl string) {
+		for _, typ := range Types {
+			want := expandImpl >= expandAVX2 && fusedKernelBuilt && typ.IsTCQ()
+			if got := typ.FusedScores(); got != want {
+				t.Errorf("%s/%s: FusedScores %v, want %v", impl, typ, got, want)
+			}
 		}
-	}
+	})
 }
 
 // BenchmarkScoreRows4 scores 4096 rows (8 heads interleaved, as in a

@@ -1,6 +1,6 @@
-// Shared by expand_amd64.s and score_amd64.s: one step of the TCQ pair-table
-// decode. It expects the block at SRC and the pair table at CB, and uses
-// AX, BX, CX, DX and R12.
+// Shared by expand_amd64.s, score_amd64.s and accum_amd64.s: one step of
+// the TCQ pair-table decode. It expects the block at SRC and the pair table
+// at CB, and uses AX, BX, CX, DX and R12.
 
 // P4 puts values 8q..8q+7 (four pairs whose (6+2k)-bit indices start at
 // bits 0, s1, s2, s3 of the 4-byte window at win) into ylo, using xlo and
