@@ -64,7 +64,10 @@
 	S16(30, 32, 4, 8, 12, $1023, 448)
 
 // SCORE is the whole routine for one code: load its constants (init); per
-// row, zero the accumulators, broadcast the norm, run the block, reduce and store nq scores.
+// row, prefetch the block two rows on (both cache lines a block of up to 66
+// bytes usually spans: a row's long decode leaves the out-of-order window
+// too short to reach the next rows' loads by itself, and measured 1.3-1.8×
+// faster with it in TestMeasureFused), zero the accumulators, broadcast the norm, run the block, reduce and store nq scores.
 #define SCORE(table, init, row, loop, next, done) \
 	MOVQ dst+0(FP), DP;          \
 	MOVQ dstStride+8(FP), DSS;   \
@@ -81,6 +84,8 @@ loop:                            \
 	VPXORD Z9, Z9, Z9;           \
 	VPXORD Z10, Z10, Z10;        \
 	VPXORD Z11, Z11, Z11;        \
+	PREFETCHT0 (SRC)(SS*2);      \
+	PREFETCHT0 65(SRC)(SS*2);    \
 	VPBROADCASTW (SRC), Y0;      \
 	VCVTPH2PS    Y0, Z0;         \
 	row;                         \
@@ -190,6 +195,8 @@ loop:                            \
 	VXORPS Y13, Y13, Y13;        \
 	VXORPS Y14, Y14, Y14;        \
 	VXORPS Y15, Y15, Y15;        \
+	PREFETCHT0 (SRC)(SS*2);      \
+	PREFETCHT0 65(SRC)(SS*2);    \
 	VPBROADCASTW (SRC), X0;      \
 	VCVTPH2PS    X0, Y0;         \
 	row;                         \
