@@ -2,6 +2,7 @@
 
 #include "textflag.h"
 #include "tcqpairs_amd64.h"
+#include "scalardec_amd64.h"
 
 // Fused value sums (semantics in accum.go, AccumulateRows4; stubs in
 // accum_amd64.go). The loop order is dims outer, rows inner: a pass takes
@@ -25,9 +26,6 @@
 #define P1 R10
 #define P2 R13
 #define P3 R14
-
-// NOINIT: a routine without constants to load.
-#define NOINIT
 
 // SETUP loads the loop-invariant registers and jumps to done when n <= 0.
 #define SETUP(table, done) \
@@ -120,43 +118,6 @@ loop:                                       \
 #define Q3DEC32(w) Q32(w, 3, 6, 12, 18, $4095)
 #define Q2DEC32(w) Q32(w, 2, 4, 8, 12, $1023)
 
-// Scalar slice k (windows as T2_16, T3_16, T4_16 in expand_amd64.s):
-// turbo2 at w = 2+8k and w+4; turbo3 low bits at w = 2+8k and w+4, bit 2
-// at 31+w/2 and 33+w/2; turbo4 at w = 2+16k, w+4 (merged under K1), w+8
-// and w+12. Table in Z24, shift counts in Z25 (and Z26, turbo3), 3s in
-// Z27 (turbo3); Z2, Z3 hold indices.
-#define S2DEC32(w) \
-	VPBROADCASTD w(SRC), Z2;   \
-	VPSRLVD      Z25, Z2, Z2;  \
-	VPERMPS      Z24, Z2, Z1;  \
-	VPBROADCASTD w+4(SRC), Z3; \
-	VPSRLVD      Z25, Z3, Z3;  \
-	VPERMPS      Z24, Z3, Z5
-
-// S3GROUP: VPTERNLOGD $0xE4 is the bit select Z2 = Z2&3 | Z3&^3.
-#define S3GROUP(lo, hi, out) \
-	VPBROADCASTD lo(SRC), Z2;         \
-	VPBROADCASTD hi(SRC), Z3;         \
-	VPSRLVD      Z25, Z2, Z2;         \
-	VPSRLVD      Z26, Z3, Z3;         \
-	VPTERNLOGD   $0xE4, Z27, Z3, Z2;  \
-	VPERMPS      Z24, Z2, out
-
-#define S3DEC32(w) \
-	S3GROUP(w, 31+w/2, Z1); \
-	S3GROUP(w+4, 33+w/2, Z5)
-
-// S4GROUP: lanes 8-15 (K1) take the second window's nibbles.
-#define S4GROUP(a, b, out) \
-	VPBROADCASTD a(SRC), Z2;     \
-	VPBROADCASTD b(SRC), K1, Z2; \
-	VPSRLVD      Z25, Z2, Z2;    \
-	VPERMPS      Z24, Z2, out
-
-#define S4DEC32(w) \
-	S4GROUP(w, w+4, Z1); \
-	S4GROUP(w+8, w+12, Z5)
-
 // ACC512 is a whole AVX-512 routine: SETUP, the constants (init), and a
 // pass of dec for each slice (first windows w0..w3).
 #define ACC512(table, init, dec, w0, w1, w2, w3, l0, l1, l2, l3, done) \
@@ -169,23 +130,6 @@ loop:                                       \
 done:                      \
 	VZEROUPPER;            \
 	RET
-
-#define INIT2 \
-	VMOVUPS   ·permLevels2(SB), Z24; \
-	VMOVDQU32 ·shift2x16(SB), Z25
-
-#define INIT3 \
-	VMOVUPS      ·permLevels3(SB), Z24; \
-	VMOVDQU32    ·shift2x16(SB), Z25;   \
-	VMOVDQU32    ·shiftT3Hi(SB), Z26;   \
-	MOVL         $3, AX;                \
-	VPBROADCASTD AX, Z27
-
-#define INIT4 \
-	VMOVUPS   ·centroids4(SB), Z24; \
-	VMOVDQU32 ·shift4x8(SB), Z25;   \
-	MOVL      $0xff00, AX;          \
-	KMOVW     AX, K1
 
 // func accTurbo2AVX512(a0, a1, a2, a3, p0, p1, p2, p3 *float32, src *byte, srcStride, n int)
 TEXT ·accTurbo2AVX512(SB), NOSPLIT, $0-88

@@ -21,7 +21,8 @@ import (
 // float32-kernel, for values per type and for scores where they are
 // fused, per kernel level. Thread CPU time (the machine is shared; wall time is not), the
 // variants interleaved over rounds; it prints the medians and the median
-// of the per-round ratios. Run with WAGGLE_MEASURE=1 -v.
+// of the per-round ratios. Run with WAGGLE_MEASURE=1 -v (=scores or
+// =values for one phase only).
 func TestMeasureFused(t *testing.T) {
 	if os.Getenv("WAGGLE_MEASURE") == "" {
 		t.Skip("set WAGGLE_MEASURE=1 to measure")
@@ -37,6 +38,9 @@ func TestMeasureFused(t *testing.T) {
 			for _, phase := range []string{"scores", "values"} {
 				if (phase == "scores" && !typ.FusedScores()) || (phase == "values" && !typ.FusedValues()) {
 					continue // no kernel: the fused call would run the reference
+				}
+				if only := os.Getenv("WAGGLE_MEASURE"); only != "1" && only != phase {
+					continue
 				}
 				var fused, expand, ratio []float64
 				for range 9 {

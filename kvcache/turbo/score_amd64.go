@@ -4,9 +4,14 @@ package turbo
 
 import "unsafe"
 
-// scoreTCQ3x4 and scoreTCQ2x4 (score_amd64.s): AVX-512 fused scoring of n
-// one-block rows against four queries (q: 4×128 float32), storing the
-// first nq sums of row r at dst + j·dstStride + 4r (bytes).
+// scoreKernel (score_amd64.s) scores n one-block rows against four queries
+// (q: 4×128 float32), storing the first nq sums of row r at
+// dst + j·dstStride + 4r (bytes). Blocks are read through the 4-byte
+// windows of the ExpandRows kernels, all inside the block.
+type scoreKernel func(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
+
+// AVX-512: the TCQ types assemble 16 levels per ZMM from the level-pair
+// table; the scalar types decode 32 per step with VPERMPS.
 
 //go:noescape
 func scoreTCQ3x4(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
@@ -14,9 +19,17 @@ func scoreTCQ3x4(dst *float32, dstStride int, q *float32, src *byte, srcStride, 
 //go:noescape
 func scoreTCQ2x4(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
 
-// scoreTCQ3x4AVX2 and scoreTCQ2x4AVX2 are the AVX2 forms: 8 values per
-// YMM, two accumulators per query (values 16i.. and 16i+8..) added before
-// the horizontal sum.
+//go:noescape
+func scoreTurbo2x4(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
+
+//go:noescape
+func scoreTurbo3x4(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
+
+//go:noescape
+func scoreTurbo4x4(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
+
+// The AVX2 forms: 8 values per YMM, two accumulators per query (values
+// 16i.. and 16i+8..) added before the horizontal sum.
 
 //go:noescape
 func scoreTCQ3x4AVX2(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
@@ -24,20 +37,36 @@ func scoreTCQ3x4AVX2(dst *float32, dstStride int, q *float32, src *byte, srcStri
 //go:noescape
 func scoreTCQ2x4AVX2(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
 
-func fusedScores(t Type) bool {
-	return expandImpl >= expandAVX2 && (t == Turbo3TCQ || t == Turbo2TCQ)
+//go:noescape
+func scoreTurbo2x4AVX2(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
+
+//go:noescape
+func scoreTurbo3x4AVX2(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
+
+//go:noescape
+func scoreTurbo4x4AVX2(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
+
+// scoreKernels[level][t-Turbo3] is the kernel for a type at an assembly
+// level; an entry is set only where it measured no slower than expanding
+// and dotting (score.go).
+var scoreKernels = [expandAVX512 + 1][Turbo2TCQ - Turbo3 + 1]scoreKernel{
+	expandAVX2: {
+		Turbo3 - Turbo3: scoreTurbo3x4AVX2, Turbo4 - Turbo3: scoreTurbo4x4AVX2, Turbo2 - Turbo3: scoreTurbo2x4AVX2,
+		Turbo3TCQ - Turbo3: scoreTCQ3x4AVX2, Turbo2TCQ - Turbo3: scoreTCQ2x4AVX2,
+	},
+	expandAVX512: {
+		Turbo3 - Turbo3: scoreTurbo3x4, Turbo4 - Turbo3: scoreTurbo4x4, Turbo2 - Turbo3: scoreTurbo2x4,
+		Turbo3TCQ - Turbo3: scoreTCQ3x4, Turbo2TCQ - Turbo3: scoreTCQ2x4,
+	},
 }
 
+func fusedScores(t Type) bool {
+	return expandImpl >= expandAVX2 && t.Valid() && scoreKernels[expandImpl][t-Turbo3] != nil
+}
+
+// scoreRowsAsm runs the kernel for t at the current level; the caller has
+// checked the bounds and that fusedScores(t) holds.
 func scoreRowsAsm(t Type, dst []float32, dstStride int, q []float32, nq int, src []byte, stride, m int) {
-	d, qp, s := unsafe.SliceData(dst), unsafe.SliceData(q), unsafe.SliceData(src)
-	switch {
-	case expandImpl == expandAVX512 && t == Turbo3TCQ:
-		scoreTCQ3x4(d, 4*dstStride, qp, s, stride, m, nq)
-	case expandImpl == expandAVX512:
-		scoreTCQ2x4(d, 4*dstStride, qp, s, stride, m, nq)
-	case t == Turbo3TCQ:
-		scoreTCQ3x4AVX2(d, 4*dstStride, qp, s, stride, m, nq)
-	default:
-		scoreTCQ2x4AVX2(d, 4*dstStride, qp, s, stride, m, nq)
-	}
+	k := scoreKernels[expandImpl][t-Turbo3]
+	k(unsafe.SliceData(dst), 4*dstStride, unsafe.SliceData(q), unsafe.SliceData(src), stride, m, nq)
 }
