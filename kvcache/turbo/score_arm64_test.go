@@ -12,7 +12,6 @@ import (
 // expansion level.
 const fusedKernelBuilt = true
 
-
 // atNEON sets the NEON expansion level (on which the fused kernels run)
 // for the rest of the test, or skips it on a CPU without NEON or under
 // WAGGLE_KERNELS=generic.
