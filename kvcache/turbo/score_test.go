@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -72,14 +73,21 @@ func testScoreRows4(t *testing.T, impl string) {
 	}
 }
 
+// fusedScoresWantARM64 is arm64's expectation (fusedScoresWant,
+// score_arm64_test.go, set at init; nil in other builds).
+var fusedScoresWantARM64 func(Type) bool
+
 // TestFusedScoresWhereExpected: at the AVX2 and AVX-512 expansion levels
-// (amd64) and the NEON one (arm64, the same level number) the TCQ types are
-// fused, the others not (the engine relies on
-// FusedScores to choose its path).
+// (amd64) the TCQ types are fused, the others not; arm64 has its own
+// expectation (fusedScoresWant). The engine relies on FusedScores to
+// choose its path.
 func TestFusedScoresWhereExpected(t *testing.T) {
 	forExpandImpls(t, func(impl string) {
 		for _, typ := range Types {
 			want := expandImpl >= expandAVX2 && fusedKernelBuilt && typ.IsTCQ()
+			if runtime.GOARCH == "arm64" && fusedScoresWantARM64 != nil {
+				want = fusedScoresWantARM64(typ)
+			}
 			if got := typ.FusedScores(); got != want {
 				t.Errorf("%s/%s: FusedScores %v, want %v", impl, typ, got, want)
 			}
