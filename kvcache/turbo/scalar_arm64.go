@@ -12,22 +12,23 @@ package turbo
 // on the stack and in L1 (6 KiB); every load from the cache lies inside
 // its block, as in expand_arm64.s.
 //
-// Instruction counts per row of 128 values for four query heads (from the
-// listings; qemu cannot time them), fused against ExpandRows plus the
-// float32 kernels the engine runs per head:
+// Instructions per row of 128 values for four query heads, counted in the
+// loop bodies of the built routines (go tool objdump; qemu cannot time
+// them), turbo2/turbo3/turbo4, fused against ExpandRows plus the float32
+// kernel the engine runs per head (kernels.AttnScores(F32) widens every
+// product to float64: 241 a head and row; AttnValues(F32): 82):
 //
-//	scores  prep 45-70 + 315            ≈ 360-385
-//	        expand 75-110 + 4×~240      ≈ 1030-1070 (kernels.AttnScores(F32)
-//	                                      widens every product to float64)
-//	values  prep 45-70 + 8×49           ≈ 440-460
-//	        expand 75-110 + 4×~82       ≈ 400-440
+//	scores  prep 44/71/39 + 317          = 361/388/356
+//	        expand 83/110/76 + 4×241     = 1047/1074/1040   (fused 0.34-0.36×)
+//	values  prep 44/71/39 + 8 slices×49  = 436/463/431
+//	        expand 83/110/76 + 4×82      = 411/438/404      (fused 1.06×)
 //
-// So scores are fused (about a third of the instructions; with one query
-// head per KV head the two are even), values are not: the decode per
-// 16-value slice (record loads, four TBLs, eight ZIPs) is repaid only by
-// the loads and stores of the expanded chunk it saves. fusedScalarValues
-// keeps the value kernel off until a measurement on hardware says
-// otherwise; tests turn it on to hold it to the reference's bits.
+// So scores are fused (with two query heads per KV head still 0.64×; with
+// one, 1.1×), values are not: the decode per 16-value slice (record loads,
+// four TBLs, eight ZIPs) costs more than the stores and reloads of the
+// expanded chunk it saves. fusedScalarValues keeps the value kernel off
+// until a measurement on hardware says otherwise; tests turn it on to hold
+// it to the reference's bits.
 
 // recBytes is one row's record; recRows bounds the rows per pass.
 const (
