@@ -24,7 +24,11 @@ func accumTCQ2NEON(a0, a1, a2, a3 *float32, p *[4]float32, src *byte, srcStride,
 // are packed on the stack (1 KiB), and the engine takes chunks of 64 rows.
 const accumRows = 64
 
-func fusedValues(t Type) bool { return fusedTCQ(t) }
+// fusedValues: TCQ; the scalar types only when fusedScalarValues (off:
+// scalar_arm64.go).
+func fusedValues(t Type) bool {
+	return fusedTCQ(t) || (fusedScalarValues && expandImpl == expandNEON && isScalar(t))
+}
 
 // accumulateRowsAsm packs the weights row by row (the kernel loads a row's
 // four with one load) and runs the kernel on up to accumRows rows at a
@@ -38,6 +42,10 @@ func accumulateRowsAsm(t Type, acc []float32, accStride int, p []float32, pStrid
 	a := [4]*float32{&spare[0], &spare[0], &spare[0], &spare[0]}
 	for j := range nq {
 		a[j] = &acc[j*accStride]
+	}
+	if isScalar(t) {
+		accumScalar(t, &a, p, pStride, nq, src, stride, m)
+		return
 	}
 	for r0 := 0; r0 < m; r0 += accumRows {
 		n := min(accumRows, m-r0)

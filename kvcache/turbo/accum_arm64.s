@@ -2,6 +2,7 @@
 
 #include "textflag.h"
 #include "tcqpairs_arm64.h"
+#include "scalarplanes_arm64.h"
 
 // Fused TCQ value accumulation (semantics in accum.go, AccumulateRows4; Go
 // stubs and the packing of p in accum_arm64.go). Dims outer: the block is
@@ -114,4 +115,65 @@ TEXT ·accumTCQ2NEON(SB), NOSPLIT, $0-64
 	SLICE(28, 16, 4, 10, accumTCQ2NEON_s7) // the last window 2 bytes back: bytes 28..35 of 36
 
 accumTCQ2NEON_done:
+	RET
+
+// Fused scalar value accumulation (turbo2, turbo3, turbo4) from 192-byte
+// row records (scalar_arm64.s: byte planes of level·N, then 128 indices
+// one per byte). Dims outer as above: per 16-value slice, every row loads
+// its planes (V10..V13) and the slice's 16 indices (V0), LOOK16 rebuilds
+// the values in V1..V4 (no multiply: the planes hold decodeBlock's
+// products), and each head's products are rounded (FMUL) and added
+// (FADD), in row order. PL walks the planes and ROW the slice's indices,
+// both SS = 192 bytes a row.
+
+#define PL R14 // the row's planes
+
+// SSLICE(k, loop) runs every row over values 16k..16k+15.
+#define SSLICE(k, loop) \
+	VLD1  (A0), [V14.S4, V15.S4, V16.S4, V17.S4];                        \
+	VLD1  (A1), [V18.S4, V19.S4, V20.S4, V21.S4];                        \
+	VLD1  (A2), [V22.S4, V23.S4, V24.S4, V25.S4];                        \
+	VLD1  (A3), [V26.S4, V27.S4, V28.S4, V29.S4];                        \
+	MOVD  SRC, PL;                                                       \
+	ADD   $(64+16*(k)), SRC, ROW;                                        \
+	MOVD  PK, PP;                                                        \
+	MOVD  NR, CNT;                                                       \
+loop:                                                                    \
+	VLD1.P (PL)(SS), [V10.B16, V11.B16, V12.B16, V13.B16];               \
+	VLD1.P (ROW)(SS), [V0.B16];                                          \
+	LOOK16(V0.B16, V10, V11, V12, V13, V6, V7, V8, V9, V1, V2, V3, V4);  \
+	VLD1.P 16(PP), [V5.S4];                                              \
+	HEAD(0, 6, 7, 8, 9, 14, 15, 16, 17);                                 \
+	HEAD(1, 6, 7, 8, 9, 18, 19, 20, 21);                                 \
+	HEAD(2, 6, 7, 8, 9, 22, 23, 24, 25);                                 \
+	HEAD(3, 6, 7, 8, 9, 26, 27, 28, 29);                                 \
+	SUBS  $1, CNT;                                                       \
+	BNE   loop;                                                          \
+	VST1.P [V14.S4, V15.S4, V16.S4, V17.S4], 64(A0);                     \
+	VST1.P [V18.S4, V19.S4, V20.S4, V21.S4], 64(A1);                     \
+	VST1.P [V22.S4, V23.S4, V24.S4, V25.S4], 64(A2);                     \
+	VST1.P [V26.S4, V27.S4, V28.S4, V29.S4], 64(A3)
+
+// func accumScalarNEON(a0, a1, a2, a3 *float32, p *[4]float32, rec *byte, n int)
+TEXT ·accumScalarNEON(SB), NOSPLIT, $0-56
+	MOVD a0+0(FP), A0
+	MOVD a1+8(FP), A1
+	MOVD a2+16(FP), A2
+	MOVD a3+24(FP), A3
+	MOVD p+32(FP), PK
+	MOVD rec+40(FP), SRC
+	MOVD n+48(FP), NR
+	CMP  $0, NR
+	BLE  accumScalarNEON_done
+	MOVD $192, SS
+	SSLICE(0, accumScalarNEON_s0)
+	SSLICE(1, accumScalarNEON_s1)
+	SSLICE(2, accumScalarNEON_s2)
+	SSLICE(3, accumScalarNEON_s3)
+	SSLICE(4, accumScalarNEON_s4)
+	SSLICE(5, accumScalarNEON_s5)
+	SSLICE(6, accumScalarNEON_s6)
+	SSLICE(7, accumScalarNEON_s7)
+
+accumScalarNEON_done:
 	RET

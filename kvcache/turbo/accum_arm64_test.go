@@ -71,21 +71,31 @@ func finiteNorms(src []byte, stride, m int) {
 	}
 }
 
-// TestAccumulateRows4NEON: the fused TCQ kernels give the reference's bits
-// on rows of encoded values, arbitrary bytes and special norms (±0,
-// subnormal; Inf and NaN in a second pass, as they reach every sum), 1..4
-// heads, 1..9, 64, 65, 70 and 129 rows (the
-// wrapper's chunks of 64), strides equal to and beyond a block, misaligned
-// source and sum starts, guard bands around the sums.
+// withScalarValues turns the scalar value kernel on for the rest of the
+// test (production keeps it off: scalar_arm64.go).
+func withScalarValues(t testing.TB) {
+	old := fusedScalarValues
+	t.Cleanup(func() { fusedScalarValues = old })
+	fusedScalarValues = true
+}
+
+// TestAccumulateRows4NEON: the fused kernels (TCQ, and the scalar types
+// from row records) give the reference's bits on rows of encoded values,
+// arbitrary bytes and special norms (±0, subnormal; Inf and NaN in a
+// second pass, as they reach every sum), 1..4 heads, 1..9, 31..33 (the
+// scalar record passes), 64, 65, 70 and 129 rows (the wrapper's chunks of
+// 64), strides equal to and beyond a block, misaligned source and sum
+// starts, guard bands around the sums.
 func TestAccumulateRows4NEON(t *testing.T) {
 	atNEON(t)
+	withScalarValues(t)
 	r := rand.New(rand.NewPCG(73, 74))
-	for _, typ := range []Type{Turbo3TCQ, Turbo2TCQ} {
+	for _, typ := range Types {
 		if !typ.FusedValues() {
 			t.Fatalf("%s: no fused values at the NEON level", typ)
 		}
 		bb := typ.BlockBytes()
-		for _, m := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 64, 65, 70, 129} {
+		for _, m := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 31, 32, 33, 64, 65, 70, 129} {
 			for try := range 8 {
 				nq, special := 1+try%4, try >= 4
 				trial := m + nq
@@ -107,7 +117,8 @@ func TestAccumulateRows4NEON(t *testing.T) {
 // TestAccumulateRows4NEONNoAlloc: the wrapper's packing stays on the stack.
 func TestAccumulateRows4NEONNoAlloc(t *testing.T) {
 	atNEON(t)
-	for _, typ := range []Type{Turbo3TCQ, Turbo2TCQ} {
+	withScalarValues(t)
+	for _, typ := range Types {
 		const m = 70
 		src := make([]byte, m*typ.BlockBytes())
 		acc := make([]float32, 4*BlockSize)
@@ -125,7 +136,7 @@ func TestAccumulateRows4NEONNoAlloc(t *testing.T) {
 	}
 }
 
-// FuzzAccumulateRows4NEON: arbitrary blocks, row counts, strides and head
+// FuzzAccumulateRows4NEON: arbitrary blocks of every type, row counts, strides and head
 // counts accumulate to the reference's bits (Inf and NaN norms only when
 // extra has bit 6 set, as one reaches every sum).
 func FuzzAccumulateRows4NEON(f *testing.F) {
@@ -133,9 +144,13 @@ func FuzzAccumulateRows4NEON(f *testing.F) {
 	f.Add(uint8(1), uint8(66), uint8(5), uint8(3), []byte{0x01, 0x7e, 0xff, 0x00})
 	f.Add(uint8(0), uint8(9), uint8(1), uint8(2), []byte{0x00, 0x7c, 0x12, 0x34, 0x56})
 	f.Add(uint8(1), uint8(20), uint8(64+3), uint8(1), []byte{0x00, 0x7c, 0x01, 0x7e, 0x55}) // Inf and NaN norms kept
+	f.Add(uint8(2), uint8(33), uint8(2), uint8(3), []byte{0x31, 0x2c, 0xe4, 0x1b, 0x9c})    // turbo2 over two record passes
+	f.Add(uint8(3), uint8(70), uint8(64), uint8(2), []byte{0x01, 0x7c, 0x0f, 0xf0})         // turbo4, an Inf norm
+	f.Add(uint8(4), uint8(40), uint8(9), uint8(0), []byte{0x55, 0x3a, 0xa5, 0x81, 0x7e})    // turbo3
 	f.Fuzz(func(t *testing.T, sel, nRows, extra, nq uint8, data []byte) {
 		atNEON(t)
-		typ := []Type{Turbo3TCQ, Turbo2TCQ}[sel%2]
+		withScalarValues(t)
+		typ := Types[int(sel)%len(Types)]
 		bb := typ.BlockBytes()
 		m, stride, heads := 1+int(nRows)%140, bb+int(extra)%64, 1+int(nq)%4
 		src := fuzzRows(data, (m-1)*stride+bb)

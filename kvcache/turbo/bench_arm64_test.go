@@ -73,7 +73,8 @@ func BenchmarkEncodeNEON(b *testing.B) {
 // a cache) for four query heads, in the engine's chunks of 64 rows: scores
 // and value sums, fused from the blocks against expanding each chunk
 // (ExpandRows) and running the float32 kernels on it; bytes are the blocks
-// read. (Speed cannot be measured under qemu; run on arm64 hardware.)
+// read, for every type (the scalar value kernel switched on for it). (Speed
+// cannot be measured under qemu; run on arm64 hardware.)
 func BenchmarkFusedNEON(b *testing.B) {
 	const rows, heads, chunk = 4096, 8, 64
 	r := rand.New(rand.NewPCG(97, 98))
@@ -87,7 +88,9 @@ func BenchmarkFusedNEON(b *testing.B) {
 	exp := make([]float32, chunk*BlockSize)
 	expBytes := unsafe.Slice((*byte)(unsafe.Pointer(&exp[0])), 4*len(exp))
 	qBytes := unsafe.Slice((*byte)(unsafe.Pointer(&q[0])), 4*len(q))
-	for _, typ := range []Type{Turbo3TCQ, Turbo2TCQ} {
+	defer func(old bool) { fusedScalarValues = old }(fusedScalarValues)
+	fusedScalarValues = true // measure the scalar value kernel too (off in production)
+	for _, typ := range Types {
 		bb := typ.BlockBytes()
 		stride := heads * bb
 		src := make([]byte, rows*stride)

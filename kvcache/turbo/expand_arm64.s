@@ -2,6 +2,7 @@
 
 #include "textflag.h"
 #include "tcqpairs_arm64.h"
+#include "scalarplanes_arm64.h"
 
 // Row expansion kernels for ExpandRows (semantics as Go in expand_arm64.go).
 // Each routine walks n rows of one block column. Per block it widens the
@@ -26,7 +27,7 @@
 #define IX R8   // TCQ: pair index
 #define QP R9   // scalar types: index byte cursor
 
-// Vector roles, scalar kernels: V0 N; V1-V4 levels; V5-V8 levels·N;
+// Vector roles, scalar kernels (scalarplanes_arm64.h): V0 N; V1-V4 levels; V5-V8 levels·N;
 // V9-V12 plane selectors; V13-V16 planes; V17 index mask; V19 the bit of
 // each lane in its sign byte (turbo3); V20-V23 output bytes; V24-V29 index
 // work; V30 index bytes; V31 sign bytes (turbo3); V3, V4, V7, V8 sign-byte
@@ -55,33 +56,6 @@
 	FCVTL4S(0, 0);        \
 	MOVD  DP, OUT
 
-// SELECTORS loads the plane selectors: lane i of plane k is byte 4i+k of
-// the level table (bytes from 16 up pick from a second table register).
-#define SELECTORS \
-	VMOVQ $0x1c1814100c080400, $0x3c3834302c282420, V9;  \
-	VMOVQ $0x1d1915110d090501, $0x3d3935312d292521, V10; \
-	VMOVQ $0x1e1a16120e0a0602, $0x3e3a36322e2a2622, V11; \
-	VMOVQ $0x1f1b17130f0b0703, $0x3f3b37332f2b2723, V12
-
-// PLANES1, 2 and 4 split the scaled levels (in 1, 2 or 4 registers from
-// V5 on) into V13..V16.
-#define PLANES1 \
-	VTBL V9.B16, [V5.B16], V13.B16;  \
-	VTBL V10.B16, [V5.B16], V14.B16; \
-	VTBL V11.B16, [V5.B16], V15.B16; \
-	VTBL V12.B16, [V5.B16], V16.B16
-
-#define PLANES2 \
-	VTBL V9.B16, [V5.B16, V6.B16], V13.B16;  \
-	VTBL V10.B16, [V5.B16, V6.B16], V14.B16; \
-	VTBL V11.B16, [V5.B16, V6.B16], V15.B16; \
-	VTBL V12.B16, [V5.B16, V6.B16], V16.B16
-
-#define PLANES4 \
-	VTBL V9.B16, [V5.B16, V6.B16, V7.B16, V8.B16], V13.B16;  \
-	VTBL V10.B16, [V5.B16, V6.B16, V7.B16, V8.B16], V14.B16; \
-	VTBL V11.B16, [V5.B16, V6.B16, V7.B16, V8.B16], V15.B16; \
-	VTBL V12.B16, [V5.B16, V6.B16, V7.B16, V8.B16], V16.B16
 
 // LOOKUP16(y) stores the 16 values whose indices are the bytes of y.
 #define LOOKUP16(y) \
@@ -91,23 +65,6 @@
 	VTBL   y, [V16.B16], V23.B16; \
 	VST4.P [V20.B16, V21.B16, V22.B16, V23.B16], 64(OUT)
 
-// UNPACK2 spreads the 64 2-bit indices in V30 (value 4i+s at byte i, bit
-// 2s) one per byte, in value order, over V26..V29 (V17 = 3 in every byte).
-#define UNPACK2 \
-	VAND  V17.B16, V30.B16, V24.B16; /* values 4i */                 \
-	VUSHR $2, V30.B16, V25.B16;                                      \
-	VAND  V17.B16, V25.B16, V25.B16; /* values 4i+1 */               \
-	VUSHR $4, V30.B16, V26.B16;                                      \
-	VAND  V17.B16, V26.B16, V26.B16; /* values 4i+2 */               \
-	VUSHR $6, V30.B16, V27.B16;      /* values 4i+3 */               \
-	VZIP1 V26.B16, V24.B16, V28.B16; /* values 0, 2, 4, ..., 30 */   \
-	VZIP1 V27.B16, V25.B16, V29.B16; /* values 1, 3, 5, ..., 31 */   \
-	VZIP2 V26.B16, V24.B16, V24.B16; /* values 32, 34, ..., 62 */    \
-	VZIP2 V27.B16, V25.B16, V25.B16; /* values 33, 35, ..., 63 */    \
-	VZIP1 V29.B16, V28.B16, V26.B16; /* values 0..15 */              \
-	VZIP2 V29.B16, V28.B16, V27.B16; /* values 16..31 */             \
-	VZIP1 V25.B16, V24.B16, V28.B16; /* values 32..47 */             \
-	VZIP2 V25.B16, V24.B16, V29.B16  /* values 48..63 */
 
 // func expandTurbo2NEON(dst *float32, src *byte, dstStride, srcStride, n int)
 TEXT ·expandTurbo2NEON(SB), NOSPLIT, $0-40
@@ -139,24 +96,12 @@ expandTurbo2NEON_loop:
 expandTurbo2NEON_done:
 	RET
 
-// SIGN16(sel, y) adds 7 to each index in y whose sign bit (in V31) is
-// set: lane j takes bit j%8 of the byte sel picks for it. The turbo3 planes
-// hold levels 0-3 at entries 0-3 and levels 4-7 at entries 7-10, so the
-// 0xff of CMTST shifted right by 5 is the whole merge.
-#define SIGN16(sel, y) \
-	VTBL   sel, [V31.B16], V24.B16;   /* the lane's sign byte */        \
-	VCMTST V19.B16, V24.B16, V24.B16; /* 0xff where its bit is set */   \
-	VUSRA  $5, V24.B16, y             /* y += 7 there */
 
 // T3_64 stores 64 values of turbo3: low bits from the 16 bytes at QP (then
 // advanced), sign bytes already in V31 (one per 8 values).
 #define T3_64 \
 	VLD1.P 16(QP), [V30.B16]; \
-	UNPACK2;                  \
-	SIGN16(V3.B16, V26.B16);  \
-	SIGN16(V4.B16, V27.B16);  \
-	SIGN16(V7.B16, V28.B16);  \
-	SIGN16(V8.B16, V29.B16);  \
+	T3IDX64;                  \
 	LOOKUP16(V26.B16);        \
 	LOOKUP16(V27.B16);        \
 	LOOKUP16(V28.B16);        \
@@ -167,17 +112,7 @@ TEXT ·expandTurbo3NEON(SB), NOSPLIT, $0-40
 	ARGS(expandTurbo3NEON_done)
 	MOVD  $·centroids3(SB), QP
 	VLD1  (QP), [V1.S4, V2.S4]
-	// Plane selectors: entries 0-3 and 7-10 pick levels 0-3 and 4-7.
-	VMOVQ $0x10ffffff0c080400, $0xffffffffff1c1814, V9
-	VMOVQ $0x11ffffff0d090501, $0xffffffffff1d1915, V10
-	VMOVQ $0x12ffffff0e0a0602, $0xffffffffff1e1a16, V11
-	VMOVQ $0x13ffffff0f0b0703, $0xffffffffff1f1b17, V12
-	VMOVI $3, V17.B16
-	VMOVQ $0x8040201008040201, $0x8040201008040201, V19
-	VMOVQ $0x0000000000000000, $0x0101010101010101, V3 // sign bytes 0, 1
-	VMOVQ $0x0202020202020202, $0x0303030303030303, V4 // 2, 3
-	VMOVQ $0x0404040404040404, $0x0505050505050505, V7 // 4, 5
-	VMOVQ $0x0606060606060606, $0x0707070707070707, V8 // 6, 7
+	T3SELECTORS
 
 expandTurbo3NEON_loop:
 	NORM
@@ -197,11 +132,8 @@ expandTurbo3NEON_done:
 // T4_32 stores 32 values of turbo4 from the 16 bytes at QP (then advanced):
 // even values in the low nibbles, odd ones in the high (V17 = 15).
 #define T4_32 \
-	VLD1.P 16(QP), [V30.B16];         \
-	VAND   V17.B16, V30.B16, V24.B16; \
-	VUSHR  $4, V30.B16, V25.B16;      \
-	VZIP1  V25.B16, V24.B16, V26.B16; \
-	VZIP2  V25.B16, V24.B16, V27.B16; \
+	VLD1.P 16(QP), [V30.B16]; \
+	T4IDX32;                  \
 	LOOKUP16(V26.B16);                \
 	LOOKUP16(V27.B16)
 

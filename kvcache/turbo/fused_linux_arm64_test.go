@@ -11,9 +11,11 @@ import (
 // TestFusedNEONStaysInRows places the rows flush against inaccessible
 // pages (the first row right after one, the last row ending right before
 // one), so a fused kernel reading a byte outside the rows faults; TCQ2's
-// last window, moved back to end inside its block, is the close one.
+// last window, moved back to end inside its block, and the scalar types'
+// last index loads (ending at the block's last byte) are the close ones.
 func TestFusedNEONStaysInRows(t *testing.T) {
 	atNEON(t)
+	withScalarValues(t)
 	page := syscall.Getpagesize()
 	mem, err := syscall.Mmap(-1, 0, 3*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
@@ -28,7 +30,7 @@ func TestFusedNEONStaysInRows(t *testing.T) {
 	}
 	mid := mem[page : 2*page]
 	r := rand.New(rand.NewPCG(75, 76))
-	for _, typ := range []Type{Turbo3TCQ, Turbo2TCQ} {
+	for _, typ := range Types {
 		bb := typ.BlockBytes()
 		for m := 1; m <= 9; m++ {
 			stride := bb + m%3

@@ -13,10 +13,13 @@ import "fmt"
 // decode with VPERMPS from a table scaled by the row's norm once per row
 // (its entries are decodeBlock's products level·N, so no per-value
 // multiply is left), and every kernel prefetches the block two rows on. On
-// arm64 the NEON kernels (score_arm64.s) cover the TCQ types. Where there
-// is no kernel (CPUs without AVX2, WAGGLE_KERNELS=generic, purego, and the
-// types arm64 lacks) FusedScores reports false and callers keep the
-// expanding path; ScoreRows4 still works there, through the reference.
+// arm64 the NEON kernels (score_arm64.s) cover every type too: TCQ from
+// the pair tables, turbo2/3/4 from per-row records of their byte planes
+// and indices (scalar_arm64.go; by instruction count 0.34-0.36× of
+// expanding and dotting, not timed on hardware). Where there is no kernel
+// (CPUs without AVX2, WAGGLE_KERNELS=generic, purego) FusedScores reports
+// false and callers keep the expanding path; ScoreRows4 still works there,
+// through the reference.
 //
 // Values have fused kernels too (AccumulateRows4, accum.go), with the
 // loops the other way round: dims outer, rows inner. A pass holds four

@@ -26,9 +26,17 @@ func fusedTCQ(t Type) bool {
 	return expandImpl == expandNEON && (t == Turbo3TCQ || t == Turbo2TCQ)
 }
 
-func fusedScores(t Type) bool { return fusedTCQ(t) }
+// fusedScores: TCQ and, from row records (scalar_arm64.go, with the
+// instruction counts), the scalar types, all at the NEON level.
+func fusedScores(t Type) bool {
+	return fusedTCQ(t) || (expandImpl == expandNEON && isScalar(t))
+}
 
 func scoreRowsAsm(t Type, dst []float32, dstStride int, q []float32, nq int, src []byte, stride, m int) {
+	if isScalar(t) {
+		scoreScalar(t, dst, dstStride, q, nq, src, stride, m)
+		return
+	}
 	d, qp, s := unsafe.SliceData(dst), unsafe.SliceData(q), unsafe.SliceData(src)
 	if t == Turbo3TCQ {
 		scoreTCQ3NEON(d, 4*dstStride, qp, s, stride, m, nq)

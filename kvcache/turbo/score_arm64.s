@@ -2,6 +2,7 @@
 
 #include "textflag.h"
 #include "tcqpairs_arm64.h"
+#include "scalarplanes_arm64.h"
 
 // Fused TCQ key scoring (semantics in score.go, ScoreRows4; Go stubs in
 // score_arm64.go): per row, the block's 128 values are decoded 16 at a time
@@ -73,9 +74,8 @@
 	S16(26, 0, 4, 10); \
 	S16(28, 16, 4, 10) /* the last window 2 bytes back: bytes 28..35 of 36 */
 
-// START zeroes the accumulators, points Q0..Q3 at the queries and sets
-// every lane of V0 to the row's norm.
-#define START \
+// ZEROQ zeroes the accumulators and points Q0..Q3 at the queries.
+#define ZEROQ \
 	VEOR  V13.B16, V13.B16, V13.B16; VEOR V14.B16, V14.B16, V14.B16; \
 	VEOR  V15.B16, V15.B16, V15.B16; VEOR V16.B16, V16.B16, V16.B16; \
 	VEOR  V17.B16, V17.B16, V17.B16; VEOR V18.B16, V18.B16, V18.B16; \
@@ -87,8 +87,12 @@
 	MOVD  QP, Q0;                                                    \
 	ADD   $512, QP, Q1;                                              \
 	ADD   $1024, QP, Q2;                                             \
-	ADD   $1536, QP, Q3;                                             \
-	VLD1R (SRC), [V0.H8];                                            \
+	ADD   $1536, QP, Q3
+
+// START is ZEROQ and sets every lane of V0 to the row's norm.
+#define START \
+	ZEROQ;                \
+	VLD1R (SRC), [V0.H8]; \
 	FCVTL4S(0, 0)
 
 // REDUCE leaves query j's score in lane j of V13.
@@ -151,3 +155,58 @@ TEXT ·scoreTCQ3NEON(SB), NOSPLIT, $0-56
 // func scoreTCQ2NEON(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
 TEXT ·scoreTCQ2NEON(SB), NOSPLIT, $0-56
 	SCORE(·tcq2Pairs, ROWTCQ2, scoreTCQ2NEON_loop, scoreTCQ2NEON_next, scoreTCQ2NEON_done)
+
+// Fused scalar key scoring (turbo2, turbo3, turbo4): the rows come as
+// 192-byte records (scalar_arm64.s: a block's byte planes of level·N, then
+// its 128 indices one per byte), so one routine serves the three types.
+// Per 16 values LOOK16 rebuilds the floats in V1..V4 (four TBLs and eight
+// ZIPs, no multiply), then each query's 16 values are loaded into V5..V8
+// in turn and fused multiply-added into its four accumulators, as for
+// TCQ. SRC walks the records; SS is unused.
+
+// SQ16 adds the next 16 values (indices at SRC, planes in V9..V12) times
+// the four queries' next 16 values into the accumulators.
+#define SQ16 \
+	VLD1.P 16(SRC), [V29.B16];                                          \
+	LOOK16(V29.B16, V9, V10, V11, V12, V5, V6, V7, V8, V1, V2, V3, V4); \
+	VLD1.P 64(Q0), [V5.S4, V6.S4, V7.S4, V8.S4];                        \
+	FMA4(V5, V6, V7, V8, V13, V14, V15, V16);                           \
+	VLD1.P 64(Q1), [V5.S4, V6.S4, V7.S4, V8.S4];                        \
+	FMA4(V5, V6, V7, V8, V17, V18, V19, V20);                           \
+	VLD1.P 64(Q2), [V5.S4, V6.S4, V7.S4, V8.S4];                        \
+	FMA4(V5, V6, V7, V8, V21, V22, V23, V24);                           \
+	VLD1.P 64(Q3), [V5.S4, V6.S4, V7.S4, V8.S4];                        \
+	FMA4(V5, V6, V7, V8, V25, V26, V27, V28)
+
+// func scoreScalarNEON(dst *float32, dstStride int, q *float32, rec *byte, n, nq int)
+TEXT ·scoreScalarNEON(SB), NOSPLIT, $0-48
+	MOVD dst+0(FP), DP
+	MOVD dstStride+8(FP), DSS
+	MOVD q+16(FP), QP
+	MOVD rec+24(FP), SRC
+	MOVD n+32(FP), NR
+	MOVD nq+40(FP), NQ
+	CMP  $0, NR
+	BLE  scoreScalarNEON_done
+
+scoreScalarNEON_loop:
+	ZEROQ
+	VLD1.P 64(SRC), [V9.B16, V10.B16, V11.B16, V12.B16] // the row's planes
+	SQ16
+	SQ16
+	SQ16
+	SQ16
+	SQ16
+	SQ16
+	SQ16
+	SQ16
+	REDUCE
+	STORE(scoreScalarNEON_next)
+
+scoreScalarNEON_next:
+	ADD  $4, DP
+	SUBS $1, NR
+	BNE  scoreScalarNEON_loop
+
+scoreScalarNEON_done:
+	RET
