@@ -38,7 +38,7 @@ func TestFusedNEONStaysInRows(t *testing.T) {
 			for _, src := range [][]byte{mid[:size], mid[len(mid)-size:]} {
 				randomRows(t, r, typ, src, BlockSize, stride, m)
 				nq := 1 + m%4
-				checkScoreNEON(t, "edge", typ, randomQueries(r, nq), nq, src, stride, m)
+				checkScores(t, "edge", typ, scoreQueries(r, nq), nq, src, stride, m)
 				checkAccumNEON(t, "edge", r, typ, nq, m, randomWeights(r, nq, m, m), m, src, stride, 0)
 			}
 		}

@@ -4,7 +4,6 @@ package turbo
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -29,61 +28,6 @@ func atNEON(t testing.TB) {
 	old := expandImpl
 	t.Cleanup(func() { expandImpl = old })
 	expandImpl = expandNEON
-}
-
-// checkScoreNEON runs ScoreRows4 on m rows of src (stride bytes apart) into
-// a dst of four strided score rows between guard bands, and compares it
-// with scoreRowsGo: within tolScore of the terms' magnitude where the
-// reference is finite, the same bits where either is not (an Inf or NaN
-// term makes both Inf or NaN whatever the order), and nothing written
-// outside the first nq score rows' first m entries.
-func checkScoreNEON(t testing.TB, label string, typ Type, q []float32, nq int, src []byte, stride, m int) {
-	const guard = 11
-	ds := m + 3                                  // score rows with a gap between them
-	sentinel := math.Float32frombits(0x7fa5a5a5) // a NaN no kernel produces
-	buf := make([]float32, guard+4*ds+guard)
-	for i := range buf {
-		buf[i] = sentinel
-	}
-	dst := buf[guard : guard+(nq-1)*ds+m : guard+(nq-1)*ds+m]
-	want := make([]float32, len(dst))
-	typ.ScoreRows4(dst, ds, q, nq, src, stride, m)
-	scoreRowsGo(typ, want, ds, q, nq, src, stride, m)
-	bb := typ.BlockBytes()
-	var v [BlockSize]float32
-	for i, g := range buf {
-		at := i - guard
-		j, row := at/ds, at%ds
-		if at < 0 || j >= nq || row >= m {
-			if math.Float32bits(g) != math.Float32bits(sentinel) {
-				t.Fatalf("%s: %s nq=%d m=%d: element %d outside the scores written: %v", label, typ, nq, m, at, g)
-			}
-			continue
-		}
-		w := want[at]
-		decodeBlock(typ, &v, src[row*stride:row*stride+bb])
-		var mag float64
-		for i := range v {
-			mag += math.Abs(float64(q[j*BlockSize+i]) * float64(v[i]))
-		}
-		bad := math.Float32bits(g) != math.Float32bits(w) && !(g != g && w != w)
-		if finite(g) && finite(w) && !math.IsInf(mag, 0) {
-			bad = math.Abs(float64(g)-float64(w)) > tolScore*mag
-		}
-		if bad {
-			t.Fatalf("%s: %s nq=%d m=%d: query %d row %d: %v, reference %v (terms' magnitude %g)", label, typ, nq, m, j, row, g, w, mag)
-		}
-	}
-}
-
-func finite(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }
-
-// randomQueries returns four queries of Gaussian values, those from nq on
-// zero (as the engine passes them).
-func randomQueries(r *rand.Rand, nq int) []float32 {
-	q := gaussianRow(r, 4*BlockSize)
-	clear(q[nq*BlockSize:])
-	return q
 }
 
 // TestScoreRows4NEON: the fused kernels (TCQ, and the scalar types from
@@ -111,7 +55,7 @@ func TestScoreRows4NEON(t *testing.T) {
 				if !special {
 					finiteNorms(src[at:], stride, max(m, 1))
 				}
-				checkScoreNEON(t, fmt.Sprintf("neon special=%v", special), typ, randomQueries(r, nq), nq, src[at:], stride, m)
+				checkScores(t, fmt.Sprintf("neon special=%v", special), typ, scoreQueries(r, nq), nq, src[at:], stride, m)
 			}
 		}
 	}
@@ -145,8 +89,8 @@ func FuzzScoreRows4NEON(f *testing.F) {
 		bb := typ.BlockBytes()
 		m, stride, q := int(nRows)%80, bb+int(extra)%64, 1+int(nq)%4
 		src := fuzzRows(data, max(m-1, 0)*stride+bb)
-		qs := randomQueries(rand.New(rand.NewPCG(uint64(len(data)), uint64(nRows))), q)
-		checkScoreNEON(t, "fuzz", typ, qs, q, src, stride, m)
+		qs := scoreQueries(rand.New(rand.NewPCG(uint64(len(data)), uint64(nRows))), q)
+		checkScores(t, "fuzz", typ, qs, q, src, stride, m)
 	})
 }
 
