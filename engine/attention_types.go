@@ -28,13 +28,13 @@ import (
 //     what llama.cpp computes with flash attention, which it requires for
 //     a quantized V cache, up to summation order.
 //   - turbo types: keys expanded in the rotated domain (level·N, one
-//     rounding) and dotted with the rotated query (RotateQuery) — for the
-//     TCQ types with one block per head on AVX2 and AVX-512, fused
-//     (ScoreRows4: four query heads per pass over a key's blocks, no
-//     scratch rows);
-//     values summed in the rotated domain and un-rotated once per head,
-//     with one block per head summed straight from the blocks where
-//     FusedValues says so (AccumulateRows4, the same bits as expanding).
+//     rounding) and dotted with the rotated query (RotateQuery) — with one
+//     block per head, fused where FusedScores says so (ScoreRows4: four
+//     query heads per pass over a key's blocks, no scratch rows; every type
+//     on AVX-512, AVX2 and NEON); values summed in the rotated domain and
+//     un-rotated once per head, with one block per head summed straight
+//     from the blocks where FusedValues says so (AccumulateRows4, the same
+//     bits as expanding).
 
 // attnBlock is the most KV heads one worker attends together: it walks
 // each chunk of cached rows once for all of them, reading their bytes of a
@@ -169,7 +169,7 @@ func (a *attendTask) prepareQueries(gs *groupScratch, q []float32, b, g int) {
 // scoreChunk scores the m key rows of slot b's head at k (rows a.kRow
 // apart), positions pos… of the sequence, against its query heads into
 // heads[j*n+pos:]: the key type's dot; turbo keys fused from the blocks
-// (ScoreRows4, TCQ on AVX2 and AVX-512 with one block per head) or
+// (ScoreRows4, where FusedScores says so, with one block per head) or
 // expanded once into the chunk scratch.
 func (a *attendTask) scoreChunk(gs *groupScratch, heads []float32, b int, k []byte, pos, m, n int) {
 	hd := a.headDim
