@@ -31,5 +31,5 @@ func registerFloatOpsAMD64(avx2, avx512 *kernelTable) {
 	avx2.swiGLU = swiGLUAMD64
 	avx2.rmsNorm = rmsNormAMD64
 	avx2.softMax = softMaxAMD64
-	avx2.onlineSoftMax = onlineSoftMaxAMD64
+	avx2.onlineSoftMax = onlineSoftMaxVec
 }

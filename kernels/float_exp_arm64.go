@@ -10,7 +10,7 @@ import "math"
 func registerActivationsARM64(neon, neondot *kernelTable) {
 	neon.swiGLU = swiGLUNEON
 	neon.softMax = softMaxNEON
-	neon.onlineSoftMax = onlineSoftMaxNEON
+	neon.onlineSoftMax = onlineSoftMaxVec
 	neon.rmsNorm = rmsNormNEON
 }
 

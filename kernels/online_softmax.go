@@ -45,13 +45,21 @@ func OnlineSoftMax(p []float32, scale float32, m *float32) (sum float64, rescale
 // scales x, returns the new maximum max(m, x…) and replaces x with the
 // exponentials, returning also their float64 sum.
 func onlineSoftMaxGeneric(x []float32, s, m float32) (float32, float64) {
+	m = scaleMaxTail(x, s, m)
+	return m, expSumTail(x, m)
+}
+
+// scaleMaxTail sets x[i] *= s and returns max(m, x…) with the scalar
+// steps; the vector wrappers use it for the values past their last whole
+// vector.
+func scaleMaxTail(x []float32, s, m float32) float32 {
 	for i := range x {
 		x[i] *= s
 		if x[i] > m {
 			m = x[i]
 		}
 	}
-	return m, expSumTail(x, m)
+	return m
 }
 
 // expSumTail sets x[i] = expf(x[i]-m) with the correctly rounded scalar
