@@ -77,33 +77,9 @@ func TestRotateImplsMatchGo(t *testing.T) {
 	if len(rotateImpls()) == 0 {
 		t.Skip("no assembly rotation on this CPU (or WAGGLE_KERNELS=generic)")
 	}
-	r := rand.New(rand.NewPCG(71, 72))
-	var x [BlockSize]float32
-	for trial := range 200 {
-		scale := math.Pow(10, float64(trial%13-6))
-		for i := range x {
-			x[i] = float32(r.NormFloat64() * scale)
-		}
-		checkRotate(t, "gauss", &x)
-	}
-	for j := range BlockSize {
-		clear(x[:])
-		x[j] = 1
-		checkRotate(t, "unit", &x)
-	}
-	specials := []float32{0, float32(math.Copysign(0, -1)), math.SmallestNonzeroFloat32, -1e-40,
-		math.MaxFloat32, -math.MaxFloat32, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN())}
-	for _, s := range specials {
-		for i := range x {
-			x[i] = float32(r.NormFloat64())
-		}
-		x[r.IntN(BlockSize)] = s
-		checkRotate(t, "special", &x)
-		for i := range x {
-			x[i] = s
-		}
-		checkRotate(t, "all special", &x)
-	}
+	forRotateInputs(rand.New(rand.NewPCG(71, 72)), func(label string, x *[BlockSize]float32) {
+		checkRotate(t, label, x)
+	})
 }
 
 // TestRotateDispatch: Rotate, Unrotate, RotateQuery and UnrotateOutput

@@ -60,33 +60,9 @@ func TestRotateNEONMatchesGo(t *testing.T) {
 	if !useNEON {
 		t.Skip("NEON disabled")
 	}
-	r := rand.New(rand.NewPCG(71, 72))
-	var x [BlockSize]float32
-	for trial := range 200 {
-		scale := math.Pow(10, float64(trial%13-6))
-		for i := range x {
-			x[i] = float32(r.NormFloat64() * scale)
-		}
-		checkRotateNEON(t, "gauss", &x)
-	}
-	for j := range BlockSize {
-		clear(x[:])
-		x[j] = 1
-		checkRotateNEON(t, "unit", &x)
-	}
-	specials := []float32{0, float32(math.Copysign(0, -1)), math.SmallestNonzeroFloat32, -1e-40,
-		math.MaxFloat32, -math.MaxFloat32, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN())}
-	for _, s := range specials {
-		for i := range x {
-			x[i] = float32(r.NormFloat64())
-		}
-		x[r.IntN(BlockSize)] = s
-		checkRotateNEON(t, "special", &x)
-		for i := range x {
-			x[i] = s
-		}
-		checkRotateNEON(t, "all special", &x)
-	}
+	forRotateInputs(rand.New(rand.NewPCG(71, 72)), func(label string, x *[BlockSize]float32) {
+		checkRotateNEON(t, label, x)
+	})
 }
 
 // TestRotateDispatch: Rotate and Unrotate run the NEON kernel when it is

@@ -99,3 +99,36 @@ func TestRotatePanicsOnBadLength(t *testing.T) {
 		}()
 	}
 }
+
+// forRotateInputs calls check on the groups the assembly rotations are
+// held to rotateGo's bits on: Gaussian groups of several scales, unit
+// vectors, and groups holding (or made of) ±0, subnormals, huge values
+// that overflow to Inf, Inf and NaN.
+func forRotateInputs(r *rand.Rand, check func(label string, x *[BlockSize]float32)) {
+	var x [BlockSize]float32
+	for trial := range 200 {
+		scale := math.Pow(10, float64(trial%13-6))
+		for i := range x {
+			x[i] = float32(r.NormFloat64() * scale)
+		}
+		check("gauss", &x)
+	}
+	for j := range BlockSize {
+		clear(x[:])
+		x[j] = 1
+		check("unit", &x)
+	}
+	specials := []float32{0, float32(math.Copysign(0, -1)), math.SmallestNonzeroFloat32, -1e-40,
+		math.MaxFloat32, -math.MaxFloat32, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN())}
+	for _, s := range specials {
+		for i := range x {
+			x[i] = float32(r.NormFloat64())
+		}
+		x[r.IntN(BlockSize)] = s
+		check("special", &x)
+		for i := range x {
+			x[i] = s
+		}
+		check("all special", &x)
+	}
+}
