@@ -69,15 +69,10 @@
 // func expandTurbo2NEON(dst *float32, src *byte, dstStride, srcStride, n int)
 TEXT ·expandTurbo2NEON(SB), NOSPLIT, $0-40
 	ARGS(expandTurbo2NEON_done)
-	MOVD  $·centroids2(SB), QP
-	VLD1  (QP), [V1.S4]
-	SELECTORS
-	VMOVI $3, V17.B16
+	T2INIT
 
 expandTurbo2NEON_loop:
-	NORM
-	FMUL4S(0, 1, 5)
-	PLANES1
+	T2PLANES
 	ADD    $2, SRC, QP
 	VLD1.P 16(QP), [V30.B16] // values 0..63
 	UNPACK2
@@ -110,15 +105,10 @@ expandTurbo2NEON_done:
 // func expandTurbo3NEON(dst *float32, src *byte, dstStride, srcStride, n int)
 TEXT ·expandTurbo3NEON(SB), NOSPLIT, $0-40
 	ARGS(expandTurbo3NEON_done)
-	MOVD  $·centroids3(SB), QP
-	VLD1  (QP), [V1.S4, V2.S4]
-	T3SELECTORS
+	T3INIT
 
 expandTurbo3NEON_loop:
-	NORM
-	FMUL4S(0, 1, 5)
-	FMUL4S(0, 2, 6)
-	PLANES2
+	T3PLANES
 	ADD   $2, SRC, QP
 	FMOVD 34(SRC), F31 // signs of values 0..63
 	T3_64
@@ -140,18 +130,10 @@ expandTurbo3NEON_done:
 // func expandTurbo4NEON(dst *float32, src *byte, dstStride, srcStride, n int)
 TEXT ·expandTurbo4NEON(SB), NOSPLIT, $0-40
 	ARGS(expandTurbo4NEON_done)
-	MOVD  $·centroids4(SB), QP
-	VLD1  (QP), [V1.S4, V2.S4, V3.S4, V4.S4]
-	SELECTORS
-	VMOVI $15, V17.B16
+	T4INIT
 
 expandTurbo4NEON_loop:
-	NORM
-	FMUL4S(0, 1, 5)
-	FMUL4S(0, 2, 6)
-	FMUL4S(0, 3, 7)
-	FMUL4S(0, 4, 8)
-	PLANES4
+	T4PLANES
 	ADD $2, SRC, QP
 	T4_32
 	T4_32

@@ -47,15 +47,10 @@
 // func prepTurbo2NEON(rec *byte, src *byte, srcStride, n int)
 TEXT ·prepTurbo2NEON(SB), NOSPLIT, $0-32
 	ARGS(prepTurbo2NEON_done)
-	MOVD  $·centroids2(SB), QP
-	VLD1  (QP), [V1.S4]
-	SELECTORS
-	VMOVI $3, V17.B16
+	T2INIT
 
 prepTurbo2NEON_loop:
-	NORM
-	FMUL4S(0, 1, 5)
-	PLANES1
+	T2PLANES
 	PUTPLANES
 	ADD    $2, SRC, QP
 	VLD1.P 16(QP), [V30.B16] // values 0..63
@@ -72,15 +67,10 @@ prepTurbo2NEON_done:
 // func prepTurbo3NEON(rec *byte, src *byte, srcStride, n int)
 TEXT ·prepTurbo3NEON(SB), NOSPLIT, $0-32
 	ARGS(prepTurbo3NEON_done)
-	MOVD  $·centroids3(SB), QP
-	VLD1  (QP), [V1.S4, V2.S4]
-	T3SELECTORS
+	T3INIT
 
 prepTurbo3NEON_loop:
-	NORM
-	FMUL4S(0, 1, 5)
-	FMUL4S(0, 2, 6)
-	PLANES2
+	T3PLANES
 	PUTPLANES
 	ADD    $2, SRC, QP
 	FMOVD  34(SRC), F31      // signs of values 0..63
@@ -105,18 +95,10 @@ prepTurbo3NEON_done:
 // func prepTurbo4NEON(rec *byte, src *byte, srcStride, n int)
 TEXT ·prepTurbo4NEON(SB), NOSPLIT, $0-32
 	ARGS(prepTurbo4NEON_done)
-	MOVD  $·centroids4(SB), QP
-	VLD1  (QP), [V1.S4, V2.S4, V3.S4, V4.S4]
-	SELECTORS
-	VMOVI $15, V17.B16
+	T4INIT
 
 prepTurbo4NEON_loop:
-	NORM
-	FMUL4S(0, 1, 5)
-	FMUL4S(0, 2, 6)
-	FMUL4S(0, 3, 7)
-	FMUL4S(0, 4, 8)
-	PLANES4
+	T4PLANES
 	PUTPLANES
 	ADD $2, SRC, QP
 	T4PUT32

@@ -117,3 +117,44 @@
 	VZIP2 t2.H8, t0.H8, v1.H8;      /* 4..7 */                      \
 	VZIP1 t3.H8, t1.H8, v2.H8;      /* 8..11 */                     \
 	VZIP2 t3.H8, t1.H8, v3.H8       /* 12..15 */
+
+// T2INIT, T3INIT, T4INIT load a type's levels (V1.., from QP's table),
+// the plane selectors and the index mask; T2PLANES, T3PLANES, T4PLANES
+// scale the levels by the row's norm (NORM) and split them into the
+// planes V13..V16. The expansion and the row records (scalar_arm64.s)
+// decode a row alike up to here.
+#define T2INIT \
+	MOVD  $·centroids2(SB), QP; \
+	VLD1  (QP), [V1.S4];        \
+	SELECTORS;                  \
+	VMOVI $3, V17.B16
+
+#define T3INIT \
+	MOVD  $·centroids3(SB), QP;     \
+	VLD1  (QP), [V1.S4, V2.S4];     \
+	T3SELECTORS
+
+#define T4INIT \
+	MOVD  $·centroids4(SB), QP;                     \
+	VLD1  (QP), [V1.S4, V2.S4, V3.S4, V4.S4];       \
+	SELECTORS;                                      \
+	VMOVI $15, V17.B16
+
+#define T2PLANES \
+	NORM;            \
+	FMUL4S(0, 1, 5); \
+	PLANES1
+
+#define T3PLANES \
+	NORM;            \
+	FMUL4S(0, 1, 5); \
+	FMUL4S(0, 2, 6); \
+	PLANES2
+
+#define T4PLANES \
+	NORM;            \
+	FMUL4S(0, 1, 5); \
+	FMUL4S(0, 2, 6); \
+	FMUL4S(0, 3, 7); \
+	FMUL4S(0, 4, 8); \
+	PLANES4
