@@ -9,7 +9,8 @@ import "math"
 // the first chunk), it sets, in this order:
 //
 //	p[i]  = scale·p[i]                 (one float32 product, as Scale)
-//	mNew  = max(m, max_i p[i])         (exact, so every implementation agrees)
+//	mNew  = max(m, max_i p[i])         (exact, so every implementation agrees,
+//	                                    up to the sign of a zero maximum)
 //	p[i]  = expf(p[i] − mNew)          (0 for a -Inf score: a masked row)
 //	*m    = mNew
 //
