@@ -3,7 +3,6 @@ package kernels
 import (
 	"encoding/binary"
 	"math"
-	"sync/atomic"
 	"unsafe"
 )
 
@@ -111,8 +110,7 @@ type fusedTask struct {
 	knRows             int           // rows per kernN call (4 or 2)
 	vd                 vecDotFunc
 	workers            int
-	chunkRows, chunks  int
-	next               atomic.Int64
+	sched              rowSpans
 }
 
 // buf returns size bytes of 64-byte aligned scratch, grown once per pool.
@@ -124,32 +122,34 @@ func (f *fusedTask) buf(size int) []byte {
 	return f.store[off : off+size]
 }
 
-// plan splits rows into chunks of a multiple of 16 rows (so every chunk
-// but the last is whole groups of four), about chunksPerWorker per worker.
+// plan picks the workers (one below parallelMinWork) and, for several,
+// their spans of rows (see rowSpans).
 func (f *fusedTask) plan(nWorkers, rows, work int) {
 	if work < parallelMinWork {
 		nWorkers = 1
 	}
 	f.workers, f.rows = nWorkers, rows
-	f.chunkRows = rows
 	if nWorkers > 1 {
-		per := (rows + chunksPerWorker*nWorkers - 1) / (chunksPerWorker * nWorkers)
-		f.chunkRows = (per + chunkAlign - 1) / chunkAlign * chunkAlign
+		f.sched.plan(nWorkers, rows, work/rows)
 	}
-	f.chunks = (rows + f.chunkRows - 1) / f.chunkRows
-	f.next.Store(0)
 }
 
-// Run claims chunks of rows until none is left.
-func (f *fusedTask) Run(_, _ int) {
-	for c := int(f.next.Add(1)) - 1; c < f.chunks; c = int(f.next.Add(1)) - 1 {
-		r0 := c * f.chunkRows
-		r1 := min(r0+f.chunkRows, f.rows)
-		if f.cols == 1 {
-			f.rowRange(r0, r1)
-		} else {
-			f.rowRangeN(r0, r1)
-		}
+// Run computes the rows of worker's span, then helps with the others'
+// (see rowSpans); a single worker computes them all.
+func (f *fusedTask) Run(worker, nWorkers int) {
+	if nWorkers == 1 {
+		f.runRows(0, f.rows)
+		return
+	}
+	f.sched.run(worker, nWorkers, f)
+}
+
+// runRows computes rows [r0, r1) of every column.
+func (f *fusedTask) runRows(r0, r1 int) {
+	if f.cols == 1 {
+		f.rowRange(r0, r1)
+	} else {
+		f.rowRangeN(r0, r1)
 	}
 }
 

@@ -48,7 +48,7 @@ func MatMul(p *Pool, t DType, dst []float32, dstStride int, w []byte, rows, n in
 	m := &p.mm
 	*m = matMulTask{
 		dst: dst, dstStride: dstStride, w: w, rb: rb, n: n, xq: xq, xStride: xStride, xn: xn,
-		rows: rows, cols: cols, vd: active.vecDot[t], vdn: active.vecDotN[t], out: m.out, pack: m.pack,
+		rows: rows, cols: cols, vd: active.vecDot[t], vdn: active.vecDotN[t], out: m.out, pack: m.pack, sched: m.sched,
 	}
 	m.plan(p.n, rows*rb*cols)
 	if m.panels = 0; cols >= gemmTileCols && rows >= gemmTileRows && !gemmDisabled {
@@ -123,6 +123,7 @@ type matMulTask struct {
 	chunkRows, chunks int
 	tileRows          int
 	next              atomic.Int64
+	sched             rowSpans      // one column on several workers (decode)
 	out               [][16]float32 // per worker VecDotN results, one cache line each
 
 	// The GEMM path (gemm is nil without it): the activations packed into
@@ -151,6 +152,9 @@ func (m *matMulTask) plan(nWorkers, work int) {
 	m.chunks = (m.rows + m.chunkRows - 1) / m.chunkRows
 	m.tileRows = max(1, tileBytes/max(m.rb, 1))
 	m.next.Store(0)
+	if m.cols == 1 && nWorkers > 1 {
+		m.sched.plan(nWorkers, m.rows, m.rb)
+	}
 	if len(m.out) < nWorkers {
 		m.out = make([][16]float32, nWorkers) // once per pool
 	}
@@ -180,8 +184,14 @@ func (m *matMulTask) preparePanels() {
 
 // Run claims chunks until none is left. No chunk is bound to a worker: a
 // worker the OS has descheduled delays the barrier only by its
-// acknowledgement, never by a chunk of its own.
-func (m *matMulTask) Run(worker, _ int) {
+// acknowledgement, never by a chunk of its own. One column on several
+// workers (a decode step) is scheduled by spans instead (rowSpans), where
+// the others take over a late worker's span claim by claim.
+func (m *matMulTask) Run(worker, nWorkers int) {
+	if m.cols == 1 && nWorkers > 1 {
+		m.sched.run(worker, nWorkers, m)
+		return
+	}
 	if m.packing {
 		for p := int(m.next.Add(1)) - 1; p < m.panels; p = int(m.next.Add(1)) - 1 {
 			m.gemm.pack(m.pack[p*m.panelBytes:(p+1)*m.panelBytes], m.xq[p*gemmTileCols*m.xStride:], m.xStride, m.n)
@@ -201,6 +211,9 @@ func (m *matMulTask) Run(worker, _ int) {
 		}
 	}
 }
+
+// runRows is column for rowSpans.
+func (m *matMulTask) runRows(r0, r1 int) { m.column(r0, r1) }
 
 // column computes rows [r0, r1) of the single column.
 func (m *matMulTask) column(r0, r1 int) {
