@@ -107,6 +107,7 @@ func (c *config) round(round int, m string) ([]measurement, error) {
 			return nil, err
 		}
 		for _, r := range rows {
+			fmt.Fprintf(os.Stderr, "compare: round %d/%d: %s %s %.2f ± %.2f t/s\n", round+1, c.rounds, tool, r.test(), r.AvgTs, r.StddevTs)
 			out = append(out, measurement{tool: tool, model: m, round: round, row: r})
 		}
 	}
