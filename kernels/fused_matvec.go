@@ -54,10 +54,11 @@ const DecodeMaxCols = 32
 // streamed once, four rows at a time, and each group of four rows meets
 // every column while it is in registers or L1 (Q4_0: up to four columns
 // per pass share the nibble unpacking; Q4_K, Q6_K: one column per pass over
-// the L1-resident rows). Otherwise it is MatMul.
+// the L1-resident rows). Otherwise (and for a single Q6_K column split
+// across the pool: streamsOneRow) it is MatMul.
 func DecodeMatMul(p *Pool, t DType, dst []float32, dstStride int, w []byte, rows, n int, xq []byte, xStride, cols int) {
 	k, kn, knRows, group, prepared := fusedKernels(t)
-	if k == nil || n%group != 0 || rows < 4 || cols < 1 || cols > DecodeMaxCols {
+	if k == nil || n%group != 0 || rows < 4 || cols < 1 || cols > DecodeMaxCols || streamsOneRow(p, t, cols) {
 		MatMul(p, t, dst, dstStride, w, rows, n, xq, xStride, cols)
 		return
 	}
@@ -89,6 +90,21 @@ func DecodeMatMul(p *Pool, t DType, dst []float32, dstStride int, w []byte, rows
 	}
 	f.dst, f.w, f.xq, f.xp = nil, nil, nil, nil
 	p.mu.Unlock()
+}
+
+// streamsOneRow reports whether a single-column Q6_K product split across
+// the pool reads its rows one at a time (VecDot, through MatMul) instead of
+// four side by side. Decode is memory bound: the four-row kernel feeds on
+// its own prefetching of the rows eight on, the one-row dot on the
+// hardware's prefetching of one sequential stream, and with two threads
+// loading memory the stream wins for Q6_K. Measured on the 1B Q4_K_M
+// decode step (in-process A/B, modes alternated per token in random order,
+// median of paired ratios): two threads, one-row Q6_K 2.8, 3.8 and 3.9%
+// faster per token in three runs; one thread, 4-5% slower, so one thread
+// keeps the four-row kernel. Q4_K measured the other way on two threads
+// (one-row for both types: 1-6% slower per token).
+func streamsOneRow(p *Pool, t DType, cols int) bool {
+	return t == Q6_K && cols == 1 && p.Threads() > 1
 }
 
 // fusedDotNFunc computes four rows' dots against nc <= 4 activation
