@@ -66,16 +66,8 @@ func checkFlash(t *testing.T, typ kvcache.Type, group, n int) {
 	d := sh.NHead * hd
 	exact := NewAttentionScratch(n, hd, group, typ, typ, 2)
 	flash := NewFlashAttentionScratch(hd, group, typ, typ, 2)
-	seq, pos := make([]int32, n), make([]int32, n)
-	for i := range pos {
-		pos[i] = int32(i)
-	}
-	pool := kernels.NewPool(2)
-	defer pool.Close()
-	restore := kernels.ForceParallel()
 	batch := make([]float32, n*d)
-	AttendBatch(pool, batch, q, seq, pos, c, 0, sh, flash)
-	restore()
+	attendPrompt(batch, q, c, n, sh, flash)
 	want, got := make([]float32, d), make([]float32, d)
 	worst := 0.0
 	for i := range n {
@@ -133,15 +125,7 @@ func checkFlashPaged(t *testing.T, typ kvcache.Type, page int) {
 	d := sh.NHead * hd
 	s := NewFlashAttentionScratch(hd, 4, typ, typ, 2)
 	want, got := make([]float32, d), make([]float32, n*d)
-	seq, pos := make([]int32, n), make([]int32, n)
-	for i := range pos {
-		pos[i] = int32(i)
-	}
-	pool := kernels.NewPool(2)
-	defer pool.Close()
-	restore := kernels.ForceParallel()
-	AttendBatch(pool, got, q, seq, pos, sc, 0, sh, s)
-	restore()
+	attendPrompt(got, q, sc, n, sh, s)
 	for i := range n {
 		Attend(want, q[i*d:(i+1)*d], c, 0, 0, i+1, sh, s)
 		sameBits(t, "flash AttendBatch", i, want, got[i*d:(i+1)*d])

@@ -75,15 +75,7 @@ func checkPagedAttend(t *testing.T, typ kvcache.Type, hd, page int) {
 		Attend(got[:d], q[i*d:(i+1)*d], sc, 0, 0, i+1, sh, s)
 		sameBits(t, "Attend", i, want, got[:d])
 	}
-	seq, pos := make([]int32, n), make([]int32, n)
-	for i := range pos {
-		pos[i] = int32(i)
-	}
-	pool := kernels.NewPool(2)
-	defer pool.Close()
-	restore := kernels.ForceParallel()
-	AttendBatch(pool, got, q, seq, pos, sc, 0, sh, s)
-	restore()
+	attendPrompt(got, q, sc, n, sh, s)
 	for i := range n {
 		Attend(want, q[i*d:(i+1)*d], c, 0, 0, i+1, sh, s)
 		sameBits(t, "AttendBatch", i, want, got[i*d:(i+1)*d])

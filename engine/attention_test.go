@@ -48,17 +48,9 @@ func TestAttendBatchEqualsAttend(t *testing.T) {
 			const n = 37
 			c, q := attnFixture(t, typ, sh, n)
 			d := sh.NHead * hd
-			seq, pos := make([]int32, n), make([]int32, n)
-			for i := range pos {
-				pos[i] = int32(i)
-			}
-			pool := kernels.NewPool(2)
-			restore := kernels.ForceParallel()
 			s := NewAttentionScratch(n, hd, sh.NHead/sh.NHeadKV, typ, typ, 2)
 			batch := make([]float32, n*d)
-			AttendBatch(pool, batch, q, seq, pos, c, 0, sh, s)
-			restore()
-			pool.Close()
+			attendPrompt(batch, q, c, n, sh, s)
 			one := make([]float32, d)
 			for i := range n {
 				Attend(one, q[i*d:(i+1)*d], c, 0, 0, i+1, sh, s)
@@ -129,4 +121,19 @@ func TestAttendNoAlloc(t *testing.T) {
 	if a := testing.AllocsPerRun(10, func() { Attend(out, q[:4*64], c, 0, 0, 16, sh, s) }); a != 0 {
 		t.Errorf("Attend: %v allocations", a)
 	}
+}
+
+// attendPrompt runs AttendBatch for positions 0..n-1 of sequence 0 at layer
+// 0 of c into out, on a two-thread pool with every dispatch forced onto
+// it, as a prompt batch attends.
+func attendPrompt(out, q []float32, c *kvcache.Cache, n int, sh AttentionShape, s *AttentionScratch) {
+	seq, pos := make([]int32, n), make([]int32, n)
+	for i := range pos {
+		pos[i] = int32(i)
+	}
+	pool := kernels.NewPool(2)
+	defer pool.Close()
+	restore := kernels.ForceParallel()
+	defer restore()
+	AttendBatch(pool, out, q, seq, pos, c, 0, sh, s)
 }
