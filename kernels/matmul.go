@@ -19,7 +19,8 @@ import (
 // rows are taken in tiles of about tileBytes of weights, and each tile is
 // multiplied by the columns in groups of MaxDotCols through VecDotN, so the
 // tile is read from memory once and from L1 for every further group. cols
-// == 1 (decode) uses VecDot row by row.
+// == 1 (decode) uses VecDot row by row, and on several workers its rows
+// are scheduled by spans rather than chunks (rowSpans).
 //
 // Where the implementation has a GEMM tile kernel for t (gemmFor: avx512
 // with VNNI, Q4_0 Q8_0 Q4_K Q6_K) and cols >= 4, the activations are first
