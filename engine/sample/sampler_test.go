@@ -41,8 +41,8 @@ func TestGreedyIgnoresTruncation(t *testing.T) {
 				if got := s.Sample(l); got != want {
 					t.Fatalf("temp %v top_k %d: got %d, want argmax %d", temp, tk, got, want)
 				}
-				s.runChain(l)
-				if got := s.cs.c[dist(s.cs.c, s.cs.sorted, &s.rng, false)].ID; got != want {
+				s.load(l)
+				if got := s.selectToken(); got != want {
 					t.Fatalf("full chain: got %d, want %d", got, want)
 				}
 			}
