@@ -16,8 +16,8 @@ type dry struct {
 	ring        []int32 // the last len(ring) accepted tokens
 	first, size int
 
-	repeat  []int  // dry_repeat_count, one per position of the window
-	maxRep  []int  // per token: the longest repetition it would extend, plus one (0: none)
+	repeat  []int // dry_repeat_count, one per position of the window
+	maxRep  []int // per token: the longest repetition it would extend, plus one (0: none)
 	touched []int32
 }
 

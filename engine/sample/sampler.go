@@ -48,7 +48,7 @@ func New(p Params, nVocab int) (*Sampler, error) {
 			return nil, fmt.Errorf("sample: logit_bias token %d is outside the vocabulary [0, %d)", b.Token, nVocab)
 		}
 	}
-	s := &Sampler{p: p, nVocab: nVocab, order: p.stages(), }
+	s := &Sampler{p: p, nVocab: nVocab, order: p.stages()}
 	s.pen, s.dry = newPenalties(&s.p, nVocab), newDry(&s.p, nVocab)
 	s.buf = make([]Candidate, nVocab)
 	if p.TypicalP < 1 {

@@ -12,17 +12,17 @@ type Stage uint8
 
 // The stages, with llama.cpp's canonical names.
 const (
-	StagePenalties  Stage = iota + 1 // "penalties": repeat, frequency and presence penalties
-	StageDRY                         // "dry": DRY repetition penalty
-	StageTopNSigma                   // "top_n_sigma"
-	StageTopK                        // "top_k"
-	StageTypicalP                    // "typ_p"
-	StageTopP                        // "top_p"
-	StageMinP                        // "min_p"
-	StageXTC                         // "xtc": exclude top choices
-	StageTemperature                 // "temperature": plain or dynamic temperature
-	StageInfill                      // "infill": not implemented; New rejects it
-	StageAdaptiveP                   // "adaptive_p": replaces the final draw
+	StagePenalties   Stage = iota + 1 // "penalties": repeat, frequency and presence penalties
+	StageDRY                          // "dry": DRY repetition penalty
+	StageTopNSigma                    // "top_n_sigma"
+	StageTopK                         // "top_k"
+	StageTypicalP                     // "typ_p"
+	StageTopP                         // "top_p"
+	StageMinP                         // "min_p"
+	StageXTC                          // "xtc": exclude top choices
+	StageTemperature                  // "temperature": plain or dynamic temperature
+	StageInfill                       // "infill": not implemented; New rejects it
+	StageAdaptiveP                    // "adaptive_p": replaces the final draw
 )
 
 // maxSamplers bounds the length of Params.Samplers (llama.cpp has eleven
