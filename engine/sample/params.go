@@ -1,8 +1,6 @@
 package sample
 
 import (
-	"errors"
-	"fmt"
 	"math"
 )
 
@@ -149,7 +147,7 @@ func (p Params) Validate() error {
 		name string
 		v    float32
 	}{
-		{"temp", p.Temp}, {"top_p", p.TopP}, {"min_p", p.MinP},
+		{"temperature", p.Temp}, {"top_p", p.TopP}, {"min_p", p.MinP},
 		{"typical_p", p.TypicalP}, {"repeat_penalty", p.RepeatPenalty},
 		{"presence_penalty", p.PresencePenalty},
 		{"frequency_penalty", p.FrequencyPenalty},
@@ -163,7 +161,7 @@ func (p Params) Validate() error {
 	}
 	for _, f := range finite {
 		if !isFinite(f.v) {
-			return fmt.Errorf("sample: %s must be a finite number, got %v", f.name, f.v)
+			return paramErr(f.name, "%s must be a finite number, got %v", f.name, f.v)
 		}
 	}
 	for _, check := range []func() error{p.validateRanges, p.validateCounts, p.validateExtras, p.validateStages} {
@@ -182,24 +180,24 @@ func (p Params) validateRanges() error {
 		{"xtc_probability", p.XTCProbability}, {"xtc_threshold", p.XTCThreshold}}
 	for _, f := range unit {
 		if f.v < 0 || f.v > 1 {
-			return fmt.Errorf("sample: %s must be in [0, 1], got %v", f.name, f.v)
+			return paramErr(f.name, "%s must be in [0, 1], got %v", f.name, f.v)
 		}
 	}
 	if p.RepeatPenalty <= 0 {
-		return fmt.Errorf("sample: repeat_penalty must be > 0 (1 disables it), got %v", p.RepeatPenalty)
+		return paramErr("repeat_penalty", "repeat_penalty must be > 0 (1 disables it), got %v", p.RepeatPenalty)
 	}
 	if p.DynatempRange < 0 {
-		return fmt.Errorf("sample: dynatemp_range must be >= 0, got %v", p.DynatempRange)
+		return paramErr("dynatemp_range", "dynatemp_range must be >= 0, got %v", p.DynatempRange)
 	}
 	return nil
 }
 
 func (p Params) validateCounts() error {
 	if p.TopK < -1 {
-		return fmt.Errorf("sample: top_k must be >= 0 (0 or -1 disable it), got %d", p.TopK)
+		return paramErr("top_k", "top_k must be >= 0 (0 or -1 disable it), got %d", p.TopK)
 	}
 	if p.NCtx < 0 {
-		return fmt.Errorf("sample: n_ctx must be >= 0, got %d", p.NCtx)
+		return paramErr("n_ctx", "n_ctx must be >= 0, got %d", p.NCtx)
 	}
 	for _, w := range []struct {
 		name string
@@ -208,15 +206,15 @@ func (p Params) validateCounts() error {
 	}{{"repeat_last_n", p.RepeatLastN, true}, {"dry_penalty_last_n", p.DryPenaltyLastN, p.DryMultiplier != 0}} {
 		switch {
 		case w.v < -1:
-			return fmt.Errorf("sample: %s must be >= -1 (-1 = context size, 0 = off), got %d", w.name, w.v)
+			return paramErr(w.name, "%s must be >= -1 (-1 = context size, 0 = off), got %d", w.name, w.v)
 		case w.v > maxWindow:
-			return fmt.Errorf("sample: %s must be at most %d, got %d", w.name, maxWindow, w.v)
+			return paramErr(w.name, "%s must be at most %d, got %d", w.name, maxWindow, w.v)
 		case w.v == -1 && w.used && p.NCtx <= 0:
-			return fmt.Errorf("sample: %s = -1 needs the context size in NCtx", w.name)
+			return paramErr(w.name, "%s = -1 needs the context size in NCtx", w.name)
 		}
 	}
 	if p.MinKeep < 0 {
-		return fmt.Errorf("sample: min_keep must be >= 0, got %d", p.MinKeep)
+		return paramErr("min_keep", "min_keep must be >= 0, got %d", p.MinKeep)
 	}
 	return nil
 }
@@ -224,26 +222,26 @@ func (p Params) validateCounts() error {
 // validateExtras checks Mirostat, DRY, adaptive-p and the logit biases.
 func (p Params) validateExtras() error {
 	if p.Mirostat < 0 || p.Mirostat > 2 {
-		return fmt.Errorf("sample: mirostat must be 0 (off), 1 or 2, got %d", p.Mirostat)
+		return paramErr("mirostat", "mirostat must be 0 (off), 1 or 2, got %d", p.Mirostat)
 	}
 	if p.DryMultiplier < 0 {
-		return fmt.Errorf("sample: dry_multiplier must be >= 0 (0 disables DRY), got %v", p.DryMultiplier)
+		return paramErr("dry_multiplier", "dry_multiplier must be >= 0 (0 disables DRY), got %v", p.DryMultiplier)
 	}
 	if p.DryMultiplier != 0 && p.DryBase < 1 {
-		return fmt.Errorf("sample: dry_base must be >= 1, got %v", p.DryBase)
+		return paramErr("dry_base", "dry_base must be >= 1, got %v", p.DryBase)
 	}
 	if p.DryAllowedLength < 0 {
-		return fmt.Errorf("sample: dry_allowed_length must be >= 0, got %d", p.DryAllowedLength)
+		return paramErr("dry_allowed_length", "dry_allowed_length must be >= 0, got %d", p.DryAllowedLength)
 	}
 	if p.AdaptiveDecay < 0 || p.AdaptiveDecay > 0.99 {
-		return fmt.Errorf("sample: adaptive_decay must be in [0, 0.99], got %v", p.AdaptiveDecay)
+		return paramErr("adaptive_decay", "adaptive_decay must be in [0, 0.99], got %v", p.AdaptiveDecay)
 	}
 	for _, b := range p.LogitBias {
 		if b.Token < 0 {
-			return fmt.Errorf("sample: logit_bias token %d is negative", b.Token)
+			return paramErr("logit_bias", "logit_bias token %d is negative", b.Token)
 		}
 		if b.Bias != b.Bias || math.IsInf(float64(b.Bias), 1) {
-			return fmt.Errorf("sample: logit_bias for token %d must be a number or -Inf, got %v", b.Token, b.Bias)
+			return paramErr("logit_bias", "logit_bias for token %d must be a number or -Inf, got %v", b.Token, b.Bias)
 		}
 	}
 	return nil
@@ -251,14 +249,14 @@ func (p Params) validateExtras() error {
 
 func (p Params) validateStages() error {
 	if len(p.Samplers) > maxSamplers {
-		return fmt.Errorf("sample: at most %d samplers, got %d", maxSamplers, len(p.Samplers))
+		return paramErr("samplers", "at most %d samplers, got %d", maxSamplers, len(p.Samplers))
 	}
 	for _, s := range p.Samplers {
 		switch {
 		case !s.valid():
-			return fmt.Errorf("sample: unknown sampler %d", uint8(s))
+			return paramErr("samplers", "unknown sampler %d", uint8(s))
 		case s == StageInfill:
-			return errors.New("sample: the infill sampler is not supported")
+			return paramErr("samplers", "the infill sampler is not supported")
 		}
 	}
 	return nil

@@ -45,7 +45,7 @@ func New(p Params, nVocab int) (*Sampler, error) {
 	}
 	for _, b := range p.LogitBias {
 		if int(b.Token) >= nVocab {
-			return nil, fmt.Errorf("sample: logit_bias token %d is outside the vocabulary [0, %d)", b.Token, nVocab)
+			return nil, paramErr("logit_bias", "logit_bias token %d is outside the vocabulary [0, %d)", b.Token, nVocab)
 		}
 	}
 	s := &Sampler{p: p, nVocab: nVocab, order: p.stages()}
@@ -186,4 +186,14 @@ func (s *Sampler) Clone() *Sampler {
 	}
 	c.cs = cands{}
 	return &c
+}
+
+// StageNames returns the configured stage order by llama.cpp's canonical
+// names (what llama-server reports as "samplers"; Mirostat does not change
+// it there either).
+func (s *Sampler) StageNames() []string {
+	if s.p.Samplers == nil {
+		return SamplerNames(defaultSamplers)
+	}
+	return SamplerNames(s.p.Samplers)
 }

@@ -88,13 +88,13 @@ func (s Stage) valid() bool { return s >= StagePenalties && s <= StageAdaptiveP 
 // and skips it).
 func ParseSamplerNames(names []string, alt bool) ([]Stage, error) {
 	if len(names) > maxSamplers {
-		return nil, fmt.Errorf("sample: at most %d samplers, got %d", maxSamplers, len(names))
+		return nil, paramErr("samplers", "at most %d samplers, got %d", maxSamplers, len(names))
 	}
 	out := make([]Stage, 0, len(names))
 	for _, n := range names {
 		st, ok := stageByName(n, alt)
 		if !ok {
-			return nil, fmt.Errorf("sample: unknown sampler %q (known: %s)", n, knownNames())
+			return nil, paramErr("samplers", "unknown sampler %q (known: %s)", n, knownNames())
 		}
 		out = append(out, st)
 	}
@@ -105,13 +105,13 @@ func ParseSamplerNames(names []string, alt bool) ([]Stage, error) {
 // stages; an unknown letter is an error.
 func ParseSamplingSeq(seq string) ([]Stage, error) {
 	if len(seq) > maxSamplers {
-		return nil, fmt.Errorf("sample: at most %d samplers, got %d", maxSamplers, len(seq))
+		return nil, paramErr("samplers", "at most %d samplers, got %d", maxSamplers, len(seq))
 	}
 	out := make([]Stage, 0, len(seq))
 	for i := 0; i < len(seq); i++ {
 		st, ok := stageByLetter(seq[i])
 		if !ok {
-			return nil, fmt.Errorf("sample: unknown sampler letter %q in %q (known: edskypmxtia)", seq[i], seq)
+			return nil, paramErr("samplers", "unknown sampler letter %q in %q (known: edskypmxtia)", seq[i], seq)
 		}
 		out = append(out, st)
 	}
