@@ -64,9 +64,11 @@ func (r *byteReader) next(n int) []byte {
 	return out
 }
 
-func (r *byteReader) f32() float32 { return math.Float32frombits(binary.LittleEndian.Uint32(r.next(4))) }
-func (r *byteReader) i8() int8     { return int8(r.next(1)[0]) }
-func (r *byteReader) bit() bool    { return r.next(1)[0]&1 == 1 }
+func (r *byteReader) f32() float32 {
+	return math.Float32frombits(binary.LittleEndian.Uint32(r.next(4)))
+}
+func (r *byteReader) i8() int8  { return int8(r.next(1)[0]) }
+func (r *byteReader) bit() bool { return r.next(1)[0]&1 == 1 }
 
 // letters reads up to 8 bytes as a --sampling-seq string.
 func (r *byteReader) letters() string {
