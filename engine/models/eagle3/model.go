@@ -85,7 +85,12 @@ func (m *Model) Features() engine.FeatureInfo {
 	return engine.FeatureInfo{Layers: m.hp.layers[:], TargetEmbd: m.hp.targetEmbd, NEmbd: m.hp.nEmbd}
 }
 
-func load(f *gguf.File) (engine.Model, error) {
+func load(f *gguf.File) (engine.Model, error) { return Load(f) }
+
+// Load builds a drafter from an opened GGUF file (engine.LoadFile does
+// this through the registry); the file stays open while the drafter is
+// used.
+func Load(f *gguf.File) (*Model, error) {
 	md, err := metaFor(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", arch, err)

@@ -111,7 +111,7 @@ func (m *Model) loadBlock(w engine.Weights) error {
 	name := func(s string) string { return "blk.0." + s + ".weight" }
 	if _, ok := w.F.Tensor(name("attn_norm_2")); !ok {
 		if _, pre := w.F.Tensor(name("hidden_norm")); pre {
-			return fmt.Errorf("tensor %q is the name EAGLE-3 converters used before llama.cpp's merged support; this loader reads %q: reconvert the drafter with a current convert_hf_to_gguf.py", name("hidden_norm"), name("attn_norm_2"))
+			return fmt.Errorf("tensor %q is the name of EAGLE-3 converters that preceded llama.cpp's merged support; this loader reads %q: reconvert the drafter with a current convert_hf_to_gguf.py", name("hidden_norm"), name("attn_norm_2"))
 		}
 	}
 	var err error
