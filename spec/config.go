@@ -52,6 +52,7 @@ type Config struct {
 	// saved back when the chain is closed, as llama-lookup does.
 	LookupStatic, LookupDynamic string
 	Draft                       DraftParams
+	Eagle3                      Eagle3Params
 	Adaptive                    AdaptiveParams
 }
 
@@ -64,6 +65,7 @@ func DefaultConfig() Config {
 		NgramSimple: ng, NgramMapK: ng, NgramMapK4V: ng,
 		NgramMod: ModParams{NMatch: 24, NMin: 48, NMax: 64},
 		Draft:    DraftParams{NMax: 16, NMin: 0, PMin: 0.75},
+		Eagle3:   DefaultEagle3(),
 		Adaptive: DefaultAdaptive(),
 	}
 }
@@ -87,6 +89,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Draft.PMin < 0 || c.Draft.PMin > 1 {
 		return fmt.Errorf("spec: --spec-draft-p-min must be in [0, 1]")
+	}
+	if err := c.Eagle3.validate(); err != nil {
+		return err
 	}
 	return c.Adaptive.Validate()
 }
