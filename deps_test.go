@@ -36,6 +36,7 @@ var allowedImports = map[string][]string{
 	"internal/testenv":       {},
 	"internal/demomodel":     {"gguf"},
 	"internal/demomodel/gen": {"internal/demomodel"},
+	"internal/eagle3gen":     {"gguf", "kernels"},
 	"tools/*":                {},
 }
 
