@@ -132,16 +132,19 @@ func (c *serveCmd) load() (*engine.Loaded, error) {
 		fmt.Fprintln(stderr, "waggle: no -m given: serving the embedded DEMO network (random weights; gibberish output).")
 		return engine.LoadBytes(demoModel())
 	}
+	if c.CtxCheckpoints < 0 {
+		return nil, fmt.Errorf("--ctx-checkpoints must be >= 0")
+	}
 	stop := progress(c.Model)
 	l, err := engine.LoadFile(c.Model)
 	stop()
-	if m, ok := l.Model.(*qwen35.Model); ok && err == nil {
-		if c.CtxCheckpoints < 0 {
-			return nil, fmt.Errorf("--ctx-checkpoints must be >= 0")
-		}
+	if err != nil {
+		return nil, err
+	}
+	if m, ok := l.Model.(*qwen35.Model); ok {
 		l.Model = m.With(qwen35.Options{CtxCheckpoints: c.CtxCheckpoints, CheckpointEvery: c.CheckpointEvery})
 	}
-	return l, err
+	return l, nil
 }
 
 func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
