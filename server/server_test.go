@@ -2,7 +2,9 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"net"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -12,7 +14,7 @@ import (
 
 func TestChatCompletion(t *testing.T) {
 	ts := newTestServer(t, nil)
-	code, m := ts.post(t, "/v1/chat/completions", `{"messages":[{"role":"system","content":"s"},{"role":"user","content":[{"type":"text","text":"hi"}]}],"max_tokens":6,"temperature":0,"unknown_field":{"x":1}}`)
+	code, m := ts.post(t, "/v1/chat/completions", `{"messages":[{"role":"system","content":"s"},{"role":"user","content":[{"type":"text","text":"hi"}]}],"max_tokens":6,"temperature":0,"user":"u1","store":false,"metadata":{"x":"y"}}`)
 	if code != 200 {
 		t.Fatalf("status %d: %v", code, m)
 	}
@@ -163,6 +165,11 @@ func TestErrors(t *testing.T) {
 		{"POST", "/v1/chat/completions", "", 400, ""},
 		{"POST", "/v1/chat/completions", "{", 400, ""},
 		{"POST", "/v1/chat/completions", `[]`, 400, ""},
+		{"POST", "/v1/chat/completions", `{"messages":"x"}`, 400, "messages"},
+		{"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"x"}],"max_tokens":1.5}`, 400, "max_tokens"},
+		{"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"x"}],"seed":1e30}`, 400, "seed"},
+		{"POST", "/tokenize", `{"content":5}`, 400, "content"},
+		{"POST", "/tokenize", `{"content":"x","extra":1}`, 400, "extra"},
 		{"POST", "/v1/chat/completions", `{"messages":[]}`, 400, "messages"},
 		{"POST", "/v1/chat/completions", `{"messages":[{"role":"wizard","content":"x"}]}`, 400, "messages"},
 		{"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"x"}],"temperature":"hot"}`, 400, "temperature"},
@@ -191,6 +198,62 @@ func TestErrors(t *testing.T) {
 		}
 		if c.param != "" && e["param"] != c.param {
 			t.Errorf("%s %q: param %v, want %s", c.path, c.body, e["param"], c.param)
+		}
+		if msg := e["message"].(string); goNames.MatchString(msg) {
+			t.Errorf("%s %q: message names Go types: %q", c.path, c.body, msg)
+		}
+	}
+}
+
+// goNames matches what a message in the API's terms never contains: Go
+// package-qualified names, pointer and slice types, Go's numeric types.
+var goNames = regexp.MustCompile(`server\.|rawRequest|\*[a-z]|\[\][a-z]|map\[|\b(u?int(8|16|32|64)?|float(32|64)|struct|interface)\b|json: `)
+
+// TestRequestFieldPolicy: unknown fields are a 400 naming them, fields
+// known but not implemented a 400 saying so, and OpenAI's bookkeeping
+// fields are accepted and ignored.
+func TestRequestFieldPolicy(t *testing.T) {
+	ts := newTestServer(t, nil)
+	chat := `{"messages":[{"role":"user","content":"hi","refusal":null}],"max_tokens":2,%s}`
+	for _, c := range []struct {
+		extra, param, want string
+	}{
+		{`"temprature":0.5`, "temprature", `unrecognized request field "temprature"`},
+		{`"Temperature":0.5`, "Temperature", "unrecognized"},
+		{`"logit_bias":{"1":5}`, "logit_bias", "not supported"},
+		{`"mirostat":2`, "mirostat", "not supported"},
+		{`"user":"u","store":true,"metadata":{"a":"b"},"service_tier":"auto"`, "", ""},
+	} {
+		for _, path := range []string{"/v1/chat/completions", "/v1/completions", "/completion"} {
+			body := fmt.Sprintf(chat, c.extra)
+			if path != "/v1/chat/completions" {
+				body = fmt.Sprintf(`{"prompt":"hi","max_tokens":2,%s}`, c.extra)
+			}
+			code, m := ts.post(t, path, body)
+			if c.param == "" {
+				if code != 200 {
+					t.Errorf("%s %s: %d %v", path, c.extra, code, m)
+				}
+				continue
+			}
+			e := errorOf(t, m)
+			if code != 400 || e["param"] != c.param || !strings.Contains(e["message"].(string), c.want) {
+				t.Errorf("%s %s: %d %v", path, c.extra, code, e)
+			}
+		}
+	}
+	for body, want := range map[string]string{
+		`[]`:                 "must be a JSON object, got an array",
+		`"x"`:                "must be a JSON object, got a string",
+		`null`:               "must be a JSON object, got null",
+		`{"n":"2"}`:          `field "n" must be an integer, got a string`,
+		`{"temperature":[]}`: `field "temperature" must be a number, got an array`,
+		`{"stream":1}`:       `field "stream" must be a boolean, got a number`,
+		`{"messages":{}}`:    `field "messages" must be an array, got an object`,
+	} {
+		code, m := ts.post(t, "/v1/chat/completions", body)
+		if msg := errorOf(t, m)["message"].(string); code != 400 || !strings.Contains(msg, want) {
+			t.Errorf("%s: %d %q, want %q", body, code, msg, want)
 		}
 	}
 }
