@@ -126,6 +126,7 @@ func (s *scheduler) admit() bool {
 		}
 		var t *task
 		if s.busy() == 0 {
+			s.publish() // going idle: /slots and /props must not show the last step's state
 			select {
 			case t = <-s.queue:
 			case f := <-s.ctl:

@@ -438,3 +438,32 @@ func asciiPair(s string) string {
 	}
 	return ""
 }
+
+// TestIdleStatePublished: once a request has finished, /slots shows every
+// slot idle and /props the KV cells as they are (the scheduler publishes
+// its state when it goes idle, not only before a step).
+func TestIdleStatePublished(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.Parallel, c.KVUnified = 2, true })
+	for range 2 {
+		if code, m := ts.post(t, "/v1/completions", `{"prompt":"once upon a time","max_tokens":3}`); code != 200 {
+			t.Fatalf("%d %v", code, m)
+		}
+		_, body := ts.do(t, "GET", "/slots", "")
+		if strings.Contains(body, `"is_processing":true`) {
+			t.Fatalf("/slots after the request: %s", body)
+		}
+		_, pb := ts.do(t, "GET", "/props", "")
+		var p struct {
+			KV struct {
+				Free int `json:"free_cells"`
+			} `json:"waggle_kv_cache"`
+		}
+		if err := json.Unmarshal([]byte(pb), &p); err != nil {
+			t.Fatal(err)
+		}
+		c := ts.sess.Cache() // the scheduler is idle: nothing else touches it
+		if want := c.FreePages() * c.PageSize(); p.KV.Free != want {
+			t.Fatalf("/props after the request: %d cells free, the cache has %d", p.KV.Free, want)
+		}
+	}
+}
