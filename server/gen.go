@@ -2,6 +2,7 @@ package server
 
 import (
 	"crypto/rand"
+	"errors"
 	"encoding/hex"
 	"time"
 
@@ -176,6 +177,10 @@ func (j *job) collect() ([]*choice, *apiError) {
 			return nil, newError(fasthttp.StatusGatewayTimeout, "server_error", "the request timed out")
 		}
 		for _, ev := range evs {
+			if errors.Is(ev.err, errShutdown) {
+				j.cancel()
+				return nil, newError(fasthttp.StatusServiceUnavailable, "unavailable_error", "the server shut down before this request could finish; retry")
+			}
 			if ev.err != nil {
 				j.cancel()
 				return nil, newError(500, "server_error", "%v", ev.err)

@@ -131,23 +131,46 @@ func (s *Server) KVReport() string {
 // Serve accepts connections on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error { return s.http.Serve(ln) }
 
-// Shutdown stops accepting connections and waits for running requests
-// (streams included) until ctx ends; then it cancels what is left and
-// stops the scheduler.
+// Shutdown stops accepting connections and lets running and queued
+// requests (streams included) finish until ctx ends. At that deadline it
+// ends what is left: generating requests finish with finish_reason
+// "length" and what they produced (a stream gets its final chunk and
+// [DONE]), requests that had not started get 503 (a stream: a final chunk
+// with no text). It then waits up to flushGrace for the handlers to write
+// those answers and stops the scheduler. A second call returns at once.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.stopping.Store(true)
-	err := s.http.ShutdownWithContext(ctx)
+	httpCtx, cancelHTTP := context.WithCancel(context.Background())
+	defer cancelHTTP()
+	httpDone := make(chan error, 1)
+	go func() { httpDone <- s.http.ShutdownWithContext(httpCtx) }()
+	var err error
+	select {
+	case err = <-httpDone: // everything finished within the grace
+	case <-ctx.Done():
+		s.sched.stop()
+		select {
+		case err = <-httpDone:
+		case <-time.After(flushGrace):
+			err = errors.New("server: some connections were still open after the shutdown deadline")
+		}
+	}
 	s.sched.stop()
 	if s.specClose != nil {
 		if e := s.specClose(); e != nil && err == nil {
 			err = e
 		}
+		s.specClose = nil
 	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+	if errors.Is(err, context.Canceled) {
 		return nil
 	}
 	return err
 }
+
+// flushGrace is how long Shutdown waits, after its deadline, for handlers
+// to write the answers of the requests it ended.
+const flushGrace = 2 * time.Second
 
 // route is one handler and whether it needs the API key.
 type route struct {

@@ -1,8 +1,10 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net"
 	"regexp"
 	"slices"
@@ -466,4 +468,93 @@ func TestIdleStatePublished(t *testing.T) {
 			t.Fatalf("/props after the request: %d cells free, the cache has %d", p.KV.Free, want)
 		}
 	}
+}
+
+// TestShutdownGrace: with every slot busy and requests queued, Shutdown
+// keeps its deadline: the running stream ends with a final chunk
+// (finish_reason "length") and [DONE], a queued stream with a final chunk
+// and [DONE], a queued plain request with 503; then Shutdown returns.
+func TestShutdownGrace(t *testing.T) {
+	testHookStep = func() { time.Sleep(5 * time.Millisecond) }
+	defer func() { testHookStep = nil }()
+	ts := newTestServer(t, func(c *Config) { c.Parallel = 1; c.CtxSize = 8192; c.NewSampler = noEOSSampler(c.Tokenizer) })
+	type answer struct {
+		code int
+		body string
+	}
+	run := func(body string) chan answer {
+		ch := make(chan answer, 1)
+		go func() {
+			code, b, err := ts.try("POST", "/v1/chat/completions", body)
+			if err != nil {
+				b = err.Error()
+			}
+			ch <- answer{code, b}
+		}()
+		return ch
+	}
+	stream := `{"messages":[{"role":"user","content":"hi"}],"max_tokens":5000,"stream":true,"stream_options":{"include_usage":true}}`
+	running := run(stream)
+	waitFor(t, func() bool { return slices.Contains(ts.sched.snapshot(), true) })
+	queuedStream := run(stream)
+	queuedPlain := run(`{"messages":[{"role":"user","content":"hi"}],"max_tokens":5}`)
+	waitFor(t, func() bool { return len(ts.sched.queue) == 2 })
+
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	t0 := time.Now()
+	if err := ts.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if d := time.Since(t0); d > 2*time.Second {
+		t.Errorf("Shutdown took %v with a 300 ms grace", d)
+	}
+	for name, ch := range map[string]chan answer{"running stream": running, "queued stream": queuedStream} {
+		a := <-ch
+		ev := sseEvents(t, a.body)
+		if a.code != 200 || len(ev) < 2 || ev[len(ev)-1] != "[DONE]" || strings.Contains(a.body, `"error"`) {
+			t.Fatalf("%s: %d %q", name, a.code, a.body)
+		}
+		if !strings.Contains(strings.Join(ev, "\n"), `"finish_reason":"length"`) || !strings.Contains(ev[len(ev)-2], `"usage"`) {
+			t.Errorf("%s lacks its final chunks: %q", name, ev[max(0, len(ev)-3):])
+		}
+	}
+	if a := <-queuedPlain; a.code != 503 {
+		t.Errorf("queued request: %d %s", a.code, a.body)
+	}
+}
+
+// waitFor polls cond for up to 10 s.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached in 10 s")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// noEOSSampler builds test samplers that never pick an end-of-generation
+// token, so a request runs until its limit.
+func noEOSSampler(tok Tokenizer) SamplerFactory {
+	return func(p SamplingParams, nVocab int) (Sampler, error) {
+		smp, err := testSampler(p, nVocab)
+		return noEOS{smp, tok}, err
+	}
+}
+
+type noEOS struct {
+	Sampler
+	tok Tokenizer
+}
+
+func (s noEOS) Sample(logits []float32) int32 {
+	for id := range logits {
+		if s.tok.IsEOG(int32(id)) {
+			logits[id] = float32(math.Inf(-1))
+		}
+	}
+	return s.Sampler.Sample(logits)
 }

@@ -80,8 +80,10 @@ func (c *serveCmd) Run() error {
 	return serveUntilSignal(srv, ln)
 }
 
-// serveUntilSignal serves until SIGINT/SIGTERM, then stops accepting, lets
-// running streams finish for up to 10 s, cancels the rest and returns nil.
+// serveUntilSignal serves until SIGINT/SIGTERM, then stops accepting and
+// lets running and queued requests finish for up to shutdownGrace; at that
+// deadline the server ends the rest with proper final answers (see
+// server.Shutdown), and the command exits 0.
 func serveUntilSignal(srv *server.Server, ln net.Listener) error {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
@@ -94,10 +96,16 @@ func serveUntilSignal(srv *server.Server, ln net.Listener) error {
 	case s := <-sig:
 		fmt.Fprintf(stderr, "waggle: %v: shutting down\n", s)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	return srv.Shutdown(ctx)
+	if err := srv.Shutdown(ctx); err != nil {
+		fmt.Fprintf(stderr, "waggle: shutdown: %v\n", err)
+	}
+	return nil
 }
+
+// shutdownGrace is how long running requests may take after SIGTERM.
+const shutdownGrace = 10 * time.Second
 
 // slots resolves -np and --kv-unified as llama-server does: an explicit
 // -np N is kept (with --kv-unified as given); -np not given (or <= 0) is
