@@ -2,8 +2,8 @@ package server
 
 import (
 	"crypto/rand"
-	"errors"
 	"encoding/hex"
+	"errors"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -67,7 +67,7 @@ func (s *Server) newJob(r *rawRequest, prompts [][]int32, prefix string, chatMod
 	if len(prompts)*n > maxChoices {
 		return nil, badRequest("n", "prompts × n must be at most %d", maxChoices)
 	}
-	j := &job{id: prefix + randomID(), created: time.Now().Unix(), model: s.modelID(r.Model), prompts: prompts,
+	j := &job{id: prefix + randomID(), created: time.Now().Unix(), model: s.ModelID(), prompts: prompts,
 		box: newMailbox(), stream: r.Stream, logprobs: want, deadline: time.Now().Add(s.cfg.Timeout)}
 	j.usage = r.StreamOptions != nil && r.StreamOptions.IncludeUsage
 	for _, p := range prompts {
@@ -200,18 +200,6 @@ func (c *choice) add(ev event) {
 	c.text = append(c.text, ev.text...)
 	c.tokens = append(c.tokens, ev.tokens...)
 	c.probs = append(c.probs, ev.probs...)
-}
-
-func (s *Server) modelID(requested string) string {
-	switch {
-	case requested != "":
-		return requested
-	case s.cfg.Alias != "":
-		return s.cfg.Alias
-	case s.cfg.ModelPath != "":
-		return s.cfg.ModelPath
-	}
-	return "waggle"
 }
 
 func randomID() string {

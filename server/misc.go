@@ -91,7 +91,7 @@ func (s *Server) handleApplyTemplate(ctx *fasthttp.RequestCtx) {
 func (s *Server) handleModels(ctx *fasthttp.RequestCtx) {
 	info := s.cfg.Model.Info()
 	s.writeJSON(ctx, map[string]any{"object": "list", "data": []map[string]any{{
-		"id": s.modelID(""), "object": "model", "created": s.started.Unix(), "owned_by": "waggle",
+		"id": s.ModelID(), "object": "model", "created": s.started.Unix(), "owned_by": "waggle",
 		"meta": map[string]any{"n_vocab": info.NVocab, "n_ctx_train": info.NCtxTrain, "n_embd": info.NEmbd,
 			"n_params": info.NParams, "size": info.WeightSize},
 	}}})
@@ -166,6 +166,10 @@ func (s *Server) promptCacheProps() map[string]any {
 // handleSlots reports each slot from the snapshot the scheduler publishes
 // every step (it may be one step stale); n_ctx is the per-slot context.
 func (s *Server) handleSlots(ctx *fasthttp.RequestCtx) {
+	if s.cfg.DisableSlots {
+		writeError(ctx, newError(fasthttp.StatusNotImplemented, "not_supported_error", "This server does not support slots endpoint. Start it with `--slots`"))
+		return
+	}
 	out := make([]map[string]any, len(s.sched.slots))
 	for i := range s.sched.slots {
 		out[i] = map[string]any{"id": i, "n_ctx": s.NCtx(), "speculative": s.speculates()}

@@ -55,7 +55,7 @@ type scheduler struct {
 
 func newScheduler(cfg *Config, sess engine.Session, m *metrics) *scheduler {
 	s := &scheduler{
-		sess: sess, tok: cfg.Tokenizer, nCtx: sess.Options().NCtx, nVocab: cfg.Tokenizer.NVocab(),
+		sess: sess, tok: cfg.Tokenizer, nCtx: min(sess.Options().NCtx, cfg.slotCtxCap()), nVocab: cfg.Tokenizer.NVocab(),
 		step:  min(cfg.BatchSize, cfg.UBatchSize, sess.Options().NBatch),
 		queue: make(chan *task, cfg.MaxQueue), stopCh: make(chan struct{}), done: make(chan struct{}),
 		metrics: m, ctl: make(chan func()), model: cfg.ModelHash, ctxShift: cfg.ContextShift,

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
@@ -123,9 +124,40 @@ func (s *Server) KVReport() string {
 	mib := float64(k+v) / (1 << 20)
 	if o.KVUnified {
 		return fmt.Sprintf("%d slots sharing a unified KV pool of %d cells (each may grow to %d), %s/%s, %.1f MiB",
-			o.NSeq, c.NumPages()*c.PageSize(), o.NCtx, o.TypeK, o.TypeV, mib)
+			o.NSeq, c.NumPages()*c.PageSize(), s.NCtx(), o.TypeK, o.TypeV, mib)
 	}
 	return fmt.Sprintf("%d slots × %d cells of KV cache, %s/%s, %.1f MiB", o.NSeq, o.NCtx, o.TypeK, o.TypeV, mib)
+}
+
+// Warnings are start-up notes about the configuration: a slot context
+// capped at the model's training context, or one beyond it.
+func (s *Server) Warnings() []string {
+	var w []string
+	train := s.cfg.Model.Info().NCtxTrain
+	asked := s.sess.Options().NCtx
+	if !s.sess.Options().KVUnified {
+		asked = s.cfg.CtxSize / s.cfg.Parallel
+	}
+	switch {
+	case train <= 0:
+	case s.cfg.CtxBeyondTrain && s.NCtx() > train:
+		w = append(w, fmt.Sprintf("the slot context (%d) exceeds the model's training context (%d)", s.NCtx(), train))
+	case asked > s.NCtx():
+		w = append(w, fmt.Sprintf("the slot context (%d) exceeds the model's training context (%d): capping (--ctx-beyond-train keeps it)", asked, train))
+	}
+	return w
+}
+
+// ModelID is the model name the API reports: the first --alias, else the
+// model file's name (never its path), else "waggle".
+func (s *Server) ModelID() string {
+	if a, _, _ := strings.Cut(s.cfg.Alias, ","); strings.TrimSpace(a) != "" {
+		return strings.TrimSpace(a)
+	}
+	if s.cfg.ModelPath != "" {
+		return filepath.Base(s.cfg.ModelPath)
+	}
+	return "waggle"
 }
 
 // Serve accepts connections on ln until Shutdown.
@@ -241,6 +273,12 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	if !r.public && !s.authorized(ctx) {
 		writeError(ctx, newError(401, "authentication_error", "invalid or missing API key: send Authorization: Bearer <key>"))
 		return
+	}
+	if s.cfg.LogRequests && s.cfg.Log != nil {
+		t0 := time.Now()
+		defer func() {
+			fmt.Fprintf(s.cfg.Log, "waggle: %s %s %s %d %.1fms\n", ctx.RemoteIP(), method, path, ctx.Response.StatusCode(), msBetween(t0, time.Now()))
+		}()
 	}
 	r.fn(ctx)
 }

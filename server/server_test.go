@@ -334,7 +334,7 @@ func TestQueueFull(t *testing.T) {
 // TestDisconnectFreesSlot drops a streaming client and expects its slot
 // back well before its 100000-token budget could run out.
 func TestDisconnectFreesSlot(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.Parallel = 1; c.CtxSize = 4096 })
+	ts := newTestServer(t, func(c *Config) { c.Parallel = 1; c.CtxSize = 4096; c.CtxBeyondTrain = true })
 	conn, err := ts.ln.Dial()
 	if err != nil {
 		t.Fatal(err)
@@ -408,7 +408,7 @@ func TestParallelMatchesAlone(t *testing.T) {
 }
 
 func TestShutdownEndsStreams(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.Parallel = 1; c.CtxSize = 4096 })
+	ts := newTestServer(t, func(c *Config) { c.Parallel = 1; c.CtxSize = 4096; c.CtxBeyondTrain = true })
 	done := make(chan int, 1)
 	go func() {
 		code, _ := ts.do(t, "POST", "/v1/completions", `{"prompt":"hi","max_tokens":50,"stream":true}`)
@@ -477,7 +477,12 @@ func TestIdleStatePublished(t *testing.T) {
 func TestShutdownGrace(t *testing.T) {
 	testHookStep = func() { time.Sleep(5 * time.Millisecond) }
 	defer func() { testHookStep = nil }()
-	ts := newTestServer(t, func(c *Config) { c.Parallel = 1; c.CtxSize = 8192; c.NewSampler = noEOSSampler(c.Tokenizer) })
+	ts := newTestServer(t, func(c *Config) {
+		c.Parallel = 1
+		c.CtxSize = 8192
+		c.CtxBeyondTrain = true
+		c.NewSampler = noEOSSampler(c.Tokenizer)
+	})
 	type answer struct {
 		code int
 		body string

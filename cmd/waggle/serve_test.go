@@ -2,12 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/alecthomas/kong"
+
 	"github.com/waggle-llm/waggle/gguf"
+	"github.com/waggle-llm/waggle/server"
 )
 
 // writeGGUF writes a GGUF with the given architecture and metadata and no
@@ -75,5 +80,111 @@ func TestServeUnloadableModel(t *testing.T) {
 				t.Fatalf("error is not one line: %q", msg)
 			}
 		})
+	}
+}
+
+// llamaServerLine is a llama-server command line as users copy it.
+var llamaServerLine = strings.Fields("--jinja -ngl 99 -fa on -c 4096 -np 2 --alias my-model --metrics --slots --no-webui --log-disable --mlock -cb --threads-http 4 -tb 2 --no-mmap -lv 3 --chat-template-kwargs {} --temp 0.7 --top-k 20 -s 42")
+
+// parseServe parses `waggle serve args…` as the binary does, without
+// running it.
+func parseServe(t *testing.T, args ...string) *serveCmd {
+	t.Helper()
+	var c cli
+	parser, err := kong.New(&c, kong.Name("waggle"), kong.Exit(func(int) { t.Fatalf("kong exited on %v", args) }),
+		kong.ExplicitGroups(helpGroups), kong.ValueFormatter(helpWithShortFlags))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parser.Parse(normalizeArgs(append([]string{"serve"}, args...))); err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	return &c.Serve
+}
+
+// TestServeAcceptsLlamaServerFlags: a llama-server command line parses
+// unchanged, its meaningful flags reach the server's configuration, and the
+// ones without effect are named in the log.
+func TestServeAcceptsLlamaServerFlags(t *testing.T) {
+	c := parseServe(t, llamaServerLine...)
+	if c.Alias != "my-model" || c.CtxSize != 4096 || c.Parallel != 2 || c.FlashAttn != "on" || !c.LogDisable || c.WebUI {
+		t.Fatalf("parsed %+v", c)
+	}
+	l, err := c.load(io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	cfg, err := c.config(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.Session.FlashAttn || cfg.Parallel != 2 || cfg.Sampling.Temp != 0.7 || cfg.Sampling.TopK != 20 || cfg.Sampling.Seed != 42 {
+		t.Fatalf("config %+v", cfg)
+	}
+	notes := strings.Join(c.ignored(), "\n")
+	for _, want := range []string{"-ngl", "--mlock", "--no-mmap", "-tb"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("no log line for %s in:\n%s", want, notes)
+		}
+	}
+	if got := parseServe(t).ignored(); len(got) != 0 {
+		t.Errorf("defaults logged as ignored: %v", got)
+	}
+}
+
+// TestServeHelpGroups: --help lists the flags in llama-server's groups
+// and shows llama.cpp's short forms.
+func TestServeHelpGroups(t *testing.T) {
+	var c cli
+	var out bytes.Buffer
+	parser, err := kong.New(&c, kong.Name("waggle"), kong.Writers(&out, &out), kong.Exit(func(int) {}),
+		kong.ExplicitGroups(helpGroups), kong.ValueFormatter(helpWithShortFlags))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parser.Parse([]string{"serve", "--help"})
+	help := out.String()
+	last := -1
+	for _, g := range helpGroups {
+		i := strings.Index(help, "\n"+g.Title+"\n")
+		if i < last {
+			t.Errorf("group %q missing or out of order", g.Title)
+		}
+		last = i
+	}
+	for _, want := range []string{"(-np) Slots", "(-ngl) Accepted", "(-fa) on, off", "(-cb, -nocb)", "--[no-]slots"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("--help lacks %q", want)
+		}
+	}
+}
+
+// TestModelIDIsFileName: the API names the model by --alias or the file
+// name, never the path.
+func TestModelIDIsFileName(t *testing.T) {
+	for _, c := range []struct{ alias, path, want string }{
+		{"", "/models/sub/Qwen3-0.6B-Q8_0.gguf", "Qwen3-0.6B-Q8_0.gguf"},
+		{"my-model,other", "/models/x.gguf", "my-model"},
+	} {
+		cmd := parseServe(t, "--alias", c.alias)
+		l, err := cmd.load(io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := cmd.config(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.ModelPath = c.path
+		srv, err := server.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := srv.ModelID(); got != c.want {
+			t.Errorf("alias %q path %q: model id %q, want %q", c.alias, c.path, got, c.want)
+		}
+		srv.Shutdown(context.Background())
+		l.Close()
 	}
 }
