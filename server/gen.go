@@ -21,6 +21,10 @@ type job struct {
 	usage    bool // stream_options.include_usage
 	logprobs bool
 	deadline time.Time
+	// returnTokens fills /completion's "tokens" (llama-server's
+	// return_tokens); req is the request, for generation_settings.
+	returnTokens bool
+	req          *rawRequest
 }
 
 // choice accumulates one task's results.
@@ -70,6 +74,7 @@ func (s *Server) newJob(r *rawRequest, prompts [][]int32, prefix string, chatMod
 	j := &job{id: prefix + randomID(), created: time.Now().Unix(), model: s.ModelID(), prompts: prompts,
 		box: newMailbox(), stream: r.Stream, logprobs: want, deadline: time.Now().Add(s.cfg.Timeout)}
 	j.usage = r.StreamOptions != nil && r.StreamOptions.IncludeUsage
+	j.returnTokens, j.req = r.ReturnTokens, r
 	for _, p := range prompts {
 		if err := s.checkPrompt(p); err != nil {
 			return nil, err

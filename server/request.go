@@ -56,6 +56,7 @@ type rawRequest struct {
 	Suffix              *json.RawMessage `json:"suffix"`
 	NKeep               *int             `json:"n_keep"`
 	NDiscard            *int             `json:"n_discard"`
+	ReturnTokens        bool             `json:"return_tokens"` // /completion: fill "tokens"
 	specRequest
 }
 

@@ -219,7 +219,7 @@ func (s *Server) routes() map[string]map[string]route {
 		"/v1/chat/completions": gen(s.handleChat),
 		"/chat/completions":    gen(s.handleChat),
 		"/v1/completions":      gen(s.handleCompletions),
-		"/completions":         gen(s.handleCompletions),
+		"/completions":         gen(s.handleNative), // llama-server: native format without /v1
 		"/completion":          gen(s.handleNative),
 		"/tokenize":            gen(s.handleTokenize),
 		"/detokenize":          gen(s.handleDetokenize),
