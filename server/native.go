@@ -143,7 +143,7 @@ func (s *Server) generationSettings(j *job, t *task) map[string]any {
 		"presence_penalty": p.PresencePenalty, "frequency_penalty": p.FrequencyPenalty,
 		"dry_multiplier": 0.0, "dry_base": 1.75, "dry_allowed_length": 2, "dry_penalty_last_n": -1,
 		"dry_sequence_breakers": []string{"\n", ":", "\"", "*"},
-		"mirostat": 0, "mirostat_tau": 5.0, "mirostat_eta": 0.1,
+		"mirostat":              0, "mirostat_tau": 5.0, "mirostat_eta": 0.1,
 		"stop": stops, "max_tokens": t.nPredict, "n_predict": t.nPredict,
 		"n_keep": t.nKeep, "n_discard": t.nDiscard, "ignore_eos": false, "stream": j.stream,
 		"logit_bias": []any{}, "n_probs": t.nProbs, "min_keep": 0,
