@@ -238,6 +238,8 @@ func (s *Server) routes() map[string]map[string]route {
 // wrong method, 401 without the API key, and a recovered panic becomes a
 // 500 instead of taking the server down.
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	t0, label := time.Now(), "unmatched" // the route, a metrics label of bounded cardinality
+	defer func() { s.observe(ctx, label, t0) }()
 	defer func() {
 		if r := recover(); r != nil {
 			if s.cfg.Log != nil {
@@ -251,8 +253,11 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		path = "/"
 	}
 	methods, ok := s.routeTable()[path]
-	if !ok && strings.HasPrefix(path, slotActionPrefix) {
+	if ok {
+		label = path
+	} else if strings.HasPrefix(path, slotActionPrefix) {
 		methods, ok = map[string]route{"POST": {fn: func(ctx *fasthttp.RequestCtx) { s.handleSlotAction(ctx, path) }}}, true
+		label = slotActionPrefix + "{id}"
 	}
 	if !ok {
 		writeError(ctx, newError(404, "not_found_error", "no route %s %s", ctx.Method(), path))
@@ -274,13 +279,18 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, newError(401, "authentication_error", "invalid or missing API key: send Authorization: Bearer <key>"))
 		return
 	}
-	if s.cfg.LogRequests && s.cfg.Log != nil {
-		t0 := time.Now()
-		defer func() {
-			fmt.Fprintf(s.cfg.Log, "waggle: %s %s %s %d %.1fms\n", ctx.RemoteIP(), method, path, ctx.Response.StatusCode(), msBetween(t0, time.Now()))
-		}()
-	}
 	r.fn(ctx)
+}
+
+// observe counts a handled request by route and status for /metrics and,
+// with LogRequests, logs it. A stream is counted when its handler returns
+// (status 200), before its body is written.
+func (s *Server) observe(ctx *fasthttp.RequestCtx, label string, t0 time.Time) {
+	status := ctx.Response.StatusCode()
+	s.metrics.httpRequest(label, status)
+	if s.cfg.LogRequests && s.cfg.Log != nil {
+		fmt.Fprintf(s.cfg.Log, "waggle: %s %s %s %d %.1fms\n", ctx.RemoteIP(), ctx.Method(), ctx.Path(), status, msBetween(t0, time.Now()))
+	}
 }
 
 func (s *Server) routeTable() map[string]map[string]route {

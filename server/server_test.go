@@ -563,3 +563,28 @@ func (s noEOS) Sample(logits []float32) int32 {
 	}
 	return s.Sampler.Sample(logits)
 }
+
+// TestMetricsProcess: /metrics reports goroutines, heap, the queue and
+// HTTP requests by route and status.
+func TestMetricsProcess(t *testing.T) {
+	ts := newTestServer(t, nil)
+	ts.post(t, "/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}],"max_tokens":1}`)
+	ts.post(t, "/v1/chat/completions", `{"messages":[]}`)
+	ts.do(t, "GET", "/no/such/route", "")
+	ts.do(t, "GET", "/health", "")
+	_, body := ts.do(t, "GET", "/metrics", "")
+	for name, ok := range map[string]func(float64) bool{
+		"waggle:goroutines":   func(v float64) bool { return v > 1 },
+		"waggle:heap_bytes":   func(v float64) bool { return v > 0 },
+		"waggle:queue_length": func(v float64) bool { return v == 0 },
+		`waggle:http_requests_total{route="/v1/chat/completions",status="200"}`: func(v float64) bool { return v == 1 },
+		`waggle:http_requests_total{route="/v1/chat/completions",status="400"}`: func(v float64) bool { return v == 1 },
+		`waggle:http_requests_total{route="unmatched",status="404"}`:            func(v float64) bool { return v == 1 },
+		`waggle:http_requests_total{route="/health",status="200"}`:              func(v float64) bool { return v == 1 },
+	} {
+		v := metric(body, name)
+		if !ok(v) {
+			t.Errorf("%s = %v in\n%s", name, v, body)
+		}
+	}
+}
