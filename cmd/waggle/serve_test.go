@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -186,5 +187,54 @@ func TestModelIDIsFileName(t *testing.T) {
 		}
 		srv.Shutdown(context.Background())
 		l.Close()
+	}
+}
+
+// TestPprofListener: --pprof serves net/http/pprof on a listener of its
+// own; it is off by default.
+func TestPprofListener(t *testing.T) {
+	if c := parseServe(t); c.Pprof != "" {
+		t.Fatalf("--pprof defaults to %q", c.Pprof)
+	}
+	addr, stop, err := servePprof("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	resp, err := http.Get("http://" + addr + "/debug/pprof/goroutine?debug=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "goroutine") {
+		t.Fatalf("%d %.200s", resp.StatusCode, body)
+	}
+}
+
+// TestLoadProgress: loading reports the bytes touched as a percent and
+// ends its line; off a terminal it writes that one final line.
+func TestLoadProgress(t *testing.T) {
+	var out bytes.Buffer
+	l, err := loadWithProgress(&out, model(t, "stories260K-f32.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if s := out.String(); strings.Count(s, "\n") != 1 || !strings.HasSuffix(s, "\n") || !strings.Contains(s, "100% of 1.1 MiB") || strings.Contains(s, "\r") {
+		t.Fatalf("progress output %q", s)
+	}
+	var total, last int64
+	for i := range l.File.Tensors {
+		total += l.File.Tensors[i].Size
+	}
+	touchWeights(l, func(done int64) {
+		if done < last {
+			t.Fatalf("progress went back from %d to %d", last, done)
+		}
+		last = done
+	})
+	if last != total {
+		t.Fatalf("touched %d of %d bytes", last, total)
 	}
 }
