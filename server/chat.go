@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/valyala/fasthttp"
@@ -43,6 +44,9 @@ func (s *Server) chatPrompt(r *rawRequest) ([]int32, string, bool, *apiError) {
 		Messages: msgs, Tools: r.Tools, AddGenerationPrompt: addGen, Kwargs: kwargs,
 		BOS: s.tokenText(s.cfg.Tokenizer.BOS()), EOS: s.tokenText(s.cfg.Tokenizer.EOS()),
 	})
+	if errors.Is(err, chat.ErrBudget) {
+		return nil, "", false, newError(500, "server_error", "the model's chat template failed: %v", err)
+	}
 	if err != nil {
 		return nil, "", false, badRequest("messages", "%v", err)
 	}
@@ -53,11 +57,14 @@ func (s *Server) chatPrompt(r *rawRequest) ([]int32, string, bool, *apiError) {
 	return s.cfg.Tokenizer.Encode(text, true, true), text, inThink, nil
 }
 
-func (s *Server) tokenText(id int32) string {
-	if id < 0 || int(id) >= s.cfg.Tokenizer.NVocab() {
+func (s *Server) tokenText(id int32) string { return tokenText(s.cfg.Tokenizer, id) }
+
+// tokenText is token id's text, or "" for an id outside the vocabulary.
+func tokenText(tk Tokenizer, id int32) string {
+	if id < 0 || int(id) >= tk.NVocab() {
 		return ""
 	}
-	return s.cfg.Tokenizer.Token(id)
+	return tk.Token(id)
 }
 
 var roles = map[string]string{"system": "system", "developer": "system", "user": "user", "assistant": "assistant", "tool": "tool"}

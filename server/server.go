@@ -106,6 +106,10 @@ func pickTemplate(cfg *Config) (*chat.Template, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: chat template: %w", err)
 	}
+	bos, eos := tokenText(cfg.Tokenizer, cfg.Tokenizer.BOS()), tokenText(cfg.Tokenizer, cfg.Tokenizer.EOS())
+	if err := t.DryRun(bos, eos); err != nil {
+		return nil, fmt.Errorf("server: the chat template fails on a four-message conversation: %w", err)
+	}
 	return t, nil
 }
 

@@ -12,6 +12,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/internal/demomodel"
 )
 
 func TestChatCompletion(t *testing.T) {
@@ -586,5 +589,37 @@ func TestMetricsProcess(t *testing.T) {
 		if !ok(v) {
 			t.Errorf("%s = %v in\n%s", name, v, body)
 		}
+	}
+}
+
+// TestHostileChatTemplate: a template that exhausts its render budget
+// fails the server's start (when it does so on any conversation) or the
+// request with a 500 naming the template (when it depends on the input),
+// quickly, and the server goes on serving.
+func TestHostileChatTemplate(t *testing.T) {
+	cfg := func(src string) func(*Config) { return func(c *Config) { c.ChatTemplate = src } }
+	data, err := demomodel.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := engine.LoadBytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	c := ConfigFor(l)
+	c.NewSampler, c.ChatTemplate = testSampler, `{{ 'a' * 1000000000 }}`
+	if _, err := New(c); err == nil || !strings.Contains(err.Error(), "chat template") {
+		t.Fatalf("New with a bomb template: %v", err)
+	}
+	ts := newTestServer(t, cfg(`{% if messages|length > 4 %}{% for i in range(100000000) %}{% endfor %}{% endif %}{% for m in messages %}{{ m.content }}{% endfor %}`))
+	many := `{"messages":[` + strings.Repeat(`{"role":"user","content":"hi"},`, 5) + `{"role":"user","content":"x"}],"max_tokens":1}`
+	t0 := time.Now()
+	code, m := ts.post(t, "/v1/chat/completions", many)
+	if e := errorOf(t, m); code != 500 || !strings.Contains(e["message"].(string), "chat template") || time.Since(t0) > 30*time.Second {
+		t.Fatalf("%d %v after %v", code, e, time.Since(t0))
+	}
+	if code, m := ts.post(t, "/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}],"max_tokens":1}`); code != 200 {
+		t.Fatalf("after the bomb: %d %v", code, m)
 	}
 }
