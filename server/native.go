@@ -90,14 +90,18 @@ func (s *Server) nativeFinal(j *job, ev event, content string) map[string]any {
 		stopType = "none"
 	}
 	t := j.tasks[ev.index]
-	return map[string]any{
+	m := map[string]any{
 		"index": ev.index, "content": content, "tokens": []int32{}, "id_slot": ev.slot, "stop": true, "model": j.model,
 		"tokens_predicted": ev.predictedN, "tokens_evaluated": ev.promptN + ev.cachedN,
-		"tokens_cached": ev.cachedN, "stop_type": stopType, "stopping_word": ev.stopWord,
-		"truncated": ev.truncated, "has_new_line": strings.Contains(content, "\n"), "timings": tm,
-		"prompt":              s.detokenize(t.prompt),
+		"tokens_cached": ev.cachedN, "stop_type": stopType, "stop_detail": ev.stopDetail,
+		"stopping_word": ev.stopWord, "truncated": ev.truncated, "timings": tm,
+		"has_new_line": strings.Contains(content, "\n"), "prompt": s.detokenize(t.prompt),
 		"generation_settings": s.generationSettings(j, t),
 	}
+	if ev.loop != nil {
+		m["loop_guard"] = ev.loop.json()
+	}
+	return m
 }
 
 // detokenize renders ids with special tokens as text.
@@ -109,21 +113,14 @@ func (s *Server) detokenize(ids []int32) string {
 	return b.String()
 }
 
-// generationSettings is llama-server's generation_settings object: every
-// sampling and generation parameter of the task, with llama.cpp's neutral
-// values for the samplers this server does not run (they can only be
-// neutral: request_fields.go refuses requests that set them).
+// generationSettings is llama-server's generation_settings object: the
+// task's sampling and generation settings (taskSettings) plus the fields
+// of features this server has not got, at llama.cpp's neutral values
+// (request_fields.go refuses requests that set them), and the request's
+// reasoning, speculation and caching choices.
 func (s *Server) generationSettings(j *job, t *task) map[string]any {
-	p, r := t.sampling, j.req
-	seed := int64(p.Seed)
-	if p.Seed == 0xFFFFFFFF {
-		seed = -1
-	}
-	stops := t.stops
-	if stops == nil {
-		stops = []string{}
-	}
-	format := firstNonEmpty(r.ReasoningFormat, s.cfg.ReasoningFormat)
+	m := s.taskSettings(j, t)
+	format := firstNonEmpty(j.req.ReasoningFormat, s.cfg.ReasoningFormat)
 	if format == "" {
 		format = "auto"
 	}
@@ -134,26 +131,18 @@ func (s *Server) generationSettings(j *job, t *task) map[string]any {
 			specTypes = strings.Join(t.specOpts.Types, ",")
 		}
 	}
-	return map[string]any{
-		"n_ctx": s.NCtx(), "model": j.model,
-		"seed": seed, "temperature": p.Temp, "dynatemp_range": 0.0, "dynatemp_exponent": 1.0,
-		"top_k": p.TopK, "top_p": p.TopP, "min_p": p.MinP, "top_n_sigma": -1.0,
-		"xtc_probability": 0.0, "xtc_threshold": 0.1, "typical_p": p.TypicalP,
-		"repeat_last_n": p.RepeatLastN, "repeat_penalty": p.RepeatPenalty,
-		"presence_penalty": p.PresencePenalty, "frequency_penalty": p.FrequencyPenalty,
-		"dry_multiplier": 0.0, "dry_base": 1.75, "dry_allowed_length": 2, "dry_penalty_last_n": -1,
-		"dry_sequence_breakers": []string{"\n", ":", "\"", "*"},
-		"mirostat":              0, "mirostat_tau": 5.0, "mirostat_eta": 0.1,
-		"stop": stops, "max_tokens": t.nPredict, "n_predict": t.nPredict,
-		"n_keep": t.nKeep, "n_discard": t.nDiscard, "ignore_eos": false, "stream": j.stream,
-		"logit_bias": []any{}, "n_probs": t.nProbs, "min_keep": 0,
+	for k, v := range map[string]any{
 		"grammar": "", "grammar_lazy": false, "grammar_triggers": []any{}, "preserved_tokens": []any{},
 		"chat_format": "Content-only", "reasoning_format": format, "reasoning_in_content": format == "none",
-		"samplers":          []string{"penalties", "top_k", "typ_p", "top_p", "min_p", "temperature"},
 		"speculative.n_max": t.specOpts.NMax, "speculative.n_min": t.specOpts.NMin, "speculative.type": specTypes,
 		"timings_per_token": false, "post_sampling_probs": false, "lora": []any{},
 		"cache_prompt": t.cachePrompt, "return_tokens": j.returnTokens,
+	} {
+		if _, set := m[k]; !set {
+			m[k] = v
+		}
 	}
+	return m
 }
 
 // nativeProbs is llama.cpp's completion_probabilities shape.

@@ -58,6 +58,7 @@ type rawRequest struct {
 	NDiscard            *int             `json:"n_discard"`
 	ReturnTokens        bool             `json:"return_tokens"` // /completion: fill "tokens"
 	specRequest
+	samplingRequest
 }
 
 type streamOptions struct {
@@ -94,7 +95,8 @@ func decodeRequest(body []byte, v any) *apiError {
 	if err := json.Unmarshal(body, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return badRequest(te.Field, "field %q must be %s, got %s", te.Field, jsonTypeName(te.Type), jsonValueName(te.Value))
+			f := jsonField(te.Field)
+			return badRequest(f, "field %q must be %s, got %s", f, jsonTypeName(te.Type), jsonValueName(te.Value))
 		}
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
@@ -153,6 +155,18 @@ func jsonValueKind(b []byte) string {
 		return "null"
 	}
 	return "a number"
+}
+
+// jsonField drops the Go names of embedded structs (specRequest,
+// samplingRequest, ...) that encoding/json puts in front of a field's path.
+func jsonField(path string) string {
+	for {
+		head, rest, ok := strings.Cut(path, ".")
+		if !ok || !strings.HasSuffix(head, "Request") {
+			return path
+		}
+		path = rest
+	}
 }
 
 // checkDepth rejects JSON nested deeper than limit before it is decoded.

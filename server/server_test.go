@@ -225,8 +225,8 @@ func TestRequestFieldPolicy(t *testing.T) {
 	}{
 		{`"temprature":0.5`, "temprature", `unrecognized request field "temprature"`},
 		{`"Temperature":0.5`, "Temperature", "unrecognized"},
-		{`"logit_bias":{"1":5}`, "logit_bias", "not supported"},
-		{`"mirostat":2`, "mirostat", "not supported"},
+		{`"grammar":"root ::= \"a\""`, "grammar", "not supported"},
+		{`"lora":[]`, "lora", "not supported"},
 		{`"user":"u","store":true,"metadata":{"a":"b"},"service_tier":"auto"`, "", ""},
 	} {
 		for _, path := range []string{"/v1/chat/completions", "/v1/completions", "/completion"} {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/waggle-llm/waggle/engine"
 	"github.com/waggle-llm/waggle/engine/models/qwen35"
-	"github.com/waggle-llm/waggle/engine/sample"
 	"github.com/waggle-llm/waggle/kvcache"
 	"github.com/waggle-llm/waggle/server"
 	"github.com/waggle-llm/waggle/spec"
@@ -25,30 +24,21 @@ import (
 // groups them. Flags llama-server has that change nothing here are
 // accepted and logged (serve_compat.go).
 type serveCmd struct {
-	Model            string                `group:"common" short:"m" help:"GGUF model file (default: the embedded demo network)." type:"path" env:"WAGGLE_MODEL,LLAMA_ARG_MODEL"`
-	Threads          int                   `group:"common" short:"t" help:"Worker threads (0: all cores)." default:"0" env:"WAGGLE_THREADS,LLAMA_ARG_THREADS"`
-	CtxSize          int                   `group:"common" short:"c" name:"ctx-size" help:"Total context of all slots (0: the model's, at most 4096); each slot gets ctx-size/parallel, or shares all of it with --kv-unified, and at most the model's training context." default:"0" env:"WAGGLE_CTX_SIZE,LLAMA_ARG_CTX_SIZE"`
-	CtxBeyondTrain   bool                  `group:"common" name:"ctx-beyond-train" help:"Let a slot's context exceed the model's training context (output past it is usually poor)." env:"WAGGLE_CTX_BEYOND_TRAIN"`
-	NPredict         int                   `group:"common" short:"n" name:"n-predict" help:"Default max tokens per request (-1: until the context is full)." default:"-1" env:"WAGGLE_N_PREDICT,LLAMA_ARG_N_PREDICT"`
-	BatchSize        int                   `group:"common" short:"b" name:"batch-size" help:"Tokens per scheduler step." default:"2048" env:"WAGGLE_BATCH,LLAMA_ARG_BATCH"`
-	UBatchSize       int                   `group:"common" name:"ubatch-size" aliases:"ub" help:"Tokens per forward pass." default:"512" env:"WAGGLE_UBATCH,LLAMA_ARG_UBATCH"`
-	FlashAttn        string                `group:"common" name:"flash-attn" help:"on, off or auto (= off). on: online-softmax (flash) attention over 64-position chunks of the KV cache; off: the exact two-pass attention, llama.cpp's -fa off bit for bit on f16/f32 caches." default:"auto" env:"WAGGLE_FLASH_ATTN,LLAMA_ARG_FLASH_ATTN"`
-	CacheTypeK       string                `group:"common" name:"cache-type-k" aliases:"ctk" help:"KV cache type for keys." default:"f16" env:"WAGGLE_CACHE_TYPE_K,LLAMA_ARG_CACHE_TYPE_K"`
-	CacheTypeV       string                `group:"common" name:"cache-type-v" aliases:"ctv" help:"KV cache type for values." default:"f16" env:"WAGGLE_CACHE_TYPE_V,LLAMA_ARG_CACHE_TYPE_V"`
-	ContextShift     bool                  `group:"common" name:"context-shift" negatable:"" help:"When a generating slot fills its context, drop the oldest half of the tokens after n_keep and go on." env:"WAGGLE_CONTEXT_SHIFT,LLAMA_ARG_CONTEXT_SHIFT"`
-	KVUnified        bool                  `group:"common" name:"kv-unified" aliases:"kvu" help:"One KV pool of ctx-size cells shared by all slots; each slot may grow to ctx-size." env:"WAGGLE_KV_UNIFIED,LLAMA_ARG_KV_UNIFIED"`
-	CtxCheckpoints   int                   `group:"common" name:"ctx-checkpoints" aliases:"swa-checkpoints" help:"Recurrent-state checkpoints per slot for prompt-prefix reuse on hybrid models (qwen35, qwen3next; 0: none)." default:"8" env:"WAGGLE_CTX_CHECKPOINTS,LLAMA_ARG_CTX_CHECKPOINTS"`
-	CheckpointEvery  int                   `group:"common" name:"checkpoint-every-n-tokens" aliases:"cpent" help:"Also checkpoint a hybrid model's recurrent state every N prompt tokens (-1: only at prompt ends)." default:"8192" env:"WAGGLE_CHECKPOINT_EVERY_NT,LLAMA_ARG_CHECKPOINT_EVERY_NT"`
-	Temp             float32               `group:"sampling" name:"temp" aliases:"temperature" help:"Default temperature (0: greedy)." default:"0.8"`
-	TopK             int                   `group:"sampling" name:"top-k" help:"Default top-k (0: off)." default:"40"`
-	TopP             float32               `group:"sampling" name:"top-p" help:"Default top-p (1: off)." default:"0.95"`
-	MinP             float32               `group:"sampling" name:"min-p" help:"Default min-p (0: off)." default:"0.05"`
-	TypicalP         float32               `group:"sampling" name:"typical" aliases:"typical-p" help:"Default locally typical sampling (1: off)." default:"1.0"`
-	RepeatPenalty    float32               `group:"sampling" name:"repeat-penalty" help:"Default penalty for repeated tokens (1: off)." default:"1.0"`
-	RepeatLastN      int                   `group:"sampling" name:"repeat-last-n" help:"Default tokens considered for penalties (-1: context size, 0: off)." default:"64"`
-	PresencePenalty  float32               `group:"sampling" name:"presence-penalty" help:"Default presence penalty (0: off)." default:"0"`
-	FreqPenalty      float32               `group:"sampling" name:"frequency-penalty" help:"Default frequency penalty (0: off)." default:"0"`
-	Seed             int64                 `group:"sampling" short:"s" help:"Default seed (-1: random)." default:"-1"`
+	Model            string `group:"common" short:"m" help:"GGUF model file (default: the embedded demo network)." type:"path" env:"WAGGLE_MODEL,LLAMA_ARG_MODEL"`
+	Threads          int    `group:"common" short:"t" help:"Worker threads (0: all cores)." default:"0" env:"WAGGLE_THREADS,LLAMA_ARG_THREADS"`
+	CtxSize          int    `group:"common" short:"c" name:"ctx-size" help:"Total context of all slots (0: the model's, at most 4096); each slot gets ctx-size/parallel, or shares all of it with --kv-unified, and at most the model's training context." default:"0" env:"WAGGLE_CTX_SIZE,LLAMA_ARG_CTX_SIZE"`
+	CtxBeyondTrain   bool   `group:"common" name:"ctx-beyond-train" help:"Let a slot's context exceed the model's training context (output past it is usually poor)." env:"WAGGLE_CTX_BEYOND_TRAIN"`
+	NPredict         int    `group:"common" short:"n" name:"n-predict" help:"Default max tokens per request (-1: until the context is full)." default:"-1" env:"WAGGLE_N_PREDICT,LLAMA_ARG_N_PREDICT"`
+	BatchSize        int    `group:"common" short:"b" name:"batch-size" help:"Tokens per scheduler step." default:"2048" env:"WAGGLE_BATCH,LLAMA_ARG_BATCH"`
+	UBatchSize       int    `group:"common" name:"ubatch-size" aliases:"ub" help:"Tokens per forward pass." default:"512" env:"WAGGLE_UBATCH,LLAMA_ARG_UBATCH"`
+	FlashAttn        string `group:"common" name:"flash-attn" help:"on, off or auto (= off). on: online-softmax (flash) attention over 64-position chunks of the KV cache; off: the exact two-pass attention, llama.cpp's -fa off bit for bit on f16/f32 caches." default:"auto" env:"WAGGLE_FLASH_ATTN,LLAMA_ARG_FLASH_ATTN"`
+	CacheTypeK       string `group:"common" name:"cache-type-k" aliases:"ctk" help:"KV cache type for keys." default:"f16" env:"WAGGLE_CACHE_TYPE_K,LLAMA_ARG_CACHE_TYPE_K"`
+	CacheTypeV       string `group:"common" name:"cache-type-v" aliases:"ctv" help:"KV cache type for values." default:"f16" env:"WAGGLE_CACHE_TYPE_V,LLAMA_ARG_CACHE_TYPE_V"`
+	ContextShift     bool   `group:"common" name:"context-shift" negatable:"" help:"When a generating slot fills its context, drop the oldest half of the tokens after n_keep and go on." env:"WAGGLE_CONTEXT_SHIFT,LLAMA_ARG_CONTEXT_SHIFT"`
+	KVUnified        bool   `group:"common" name:"kv-unified" aliases:"kvu" help:"One KV pool of ctx-size cells shared by all slots; each slot may grow to ctx-size." env:"WAGGLE_KV_UNIFIED,LLAMA_ARG_KV_UNIFIED"`
+	CtxCheckpoints   int    `group:"common" name:"ctx-checkpoints" aliases:"swa-checkpoints" help:"Recurrent-state checkpoints per slot for prompt-prefix reuse on hybrid models (qwen35, qwen3next; 0: none)." default:"8" env:"WAGGLE_CTX_CHECKPOINTS,LLAMA_ARG_CTX_CHECKPOINTS"`
+	CheckpointEvery  int    `group:"common" name:"checkpoint-every-n-tokens" aliases:"cpent" help:"Also checkpoint a hybrid model's recurrent state every N prompt tokens (-1: only at prompt ends)." default:"8192" env:"WAGGLE_CHECKPOINT_EVERY_NT,LLAMA_ARG_CHECKPOINT_EVERY_NT"`
+	samplingFlags    `group:"sampling"`
 	specFlags        `group:"speculative"` // before the server group: llama-server's --help order
 	Alias            string                `group:"server" short:"a" help:"Model name reported by the API (the first of a comma-separated list; default: the file name)." env:"WAGGLE_ALIAS,LLAMA_ARG_ALIAS"`
 	Host             string                `group:"server" help:"Address to listen on." default:"127.0.0.1" env:"WAGGLE_HOST,LLAMA_ARG_HOST"`
@@ -69,6 +59,7 @@ type serveCmd struct {
 	Metrics          bool                  `group:"server" name:"metrics" help:"Accepted; /metrics is always on." env:"WAGGLE_ENDPOINT_METRICS,LLAMA_ARG_ENDPOINT_METRICS"`
 	Slots            bool                  `group:"server" name:"slots" negatable:"" default:"true" help:"Serve GET /slots (--no-slots: 501)." env:"WAGGLE_ENDPOINT_SLOTS,LLAMA_ARG_ENDPOINT_SLOTS"`
 	Pprof            string                `group:"server" name:"pprof" help:"Serve net/http/pprof on this address (host:port), a listener of its own; off when empty." env:"WAGGLE_PPROF"`
+	loopGuardFlags   `group:"server"`
 	llamaCompat
 }
 
@@ -208,7 +199,8 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 	if c.CtxSize < 0 || c.BatchSize < 1 || c.UBatchSize < 1 || c.Timeout < 1 {
 		return cfg, fmt.Errorf("--batch-size, --ubatch-size and --timeout must be positive, --ctx-size >= 0")
 	}
-	cfg.NewSampler = newSampler
+	fac := &samplerFactory{vocab: l.Tokenizer}
+	cfg.NewSampler = fac.newSampler
 	cfg.ModelPath, cfg.Alias = c.Model, c.Alias
 	if c.ChatTemplate, err = c.chatTemplate(); err != nil {
 		return cfg, err
@@ -235,9 +227,19 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 			return cfg, err
 		}
 	}
+	if cfg.Sampling, err = c.samplingFlags.params(); err != nil {
+		return cfg, err
+	}
+	if cfg.LoopGuard, err = c.loopGuardFlags.params(); err != nil {
+		return cfg, err
+	}
+	probe := cfg.Sampling
+	probe.NCtx = max(c.CtxSize, 1)
+	if _, err := fac.newSampler(probe, l.Model.Info().NVocab); err != nil {
+		return cfg, fmt.Errorf("sampling flags: %w", err)
+	}
 	cfg.DisableSlots = !c.Slots
 	cfg.LogRequests = c.logRequests()
-	cfg.Sampling = c.sampling()
 	return cfg, nil
 }
 
@@ -254,26 +256,4 @@ func (c *serveCmd) chatTemplate() (string, error) {
 		return "", fmt.Errorf("--chat-template-file: %w", err)
 	}
 	return string(b), nil
-}
-
-// sampling is the requests' default sampling from the flags.
-func (c *serveCmd) sampling() server.SamplingParams {
-	p := server.DefaultSampling()
-	p.Temp, p.TopK, p.TopP, p.MinP, p.TypicalP = c.Temp, c.TopK, c.TopP, c.MinP, c.TypicalP
-	p.RepeatPenalty, p.RepeatLastN = c.RepeatPenalty, c.RepeatLastN
-	p.PresencePenalty, p.FrequencyPenalty = c.PresencePenalty, c.FreqPenalty
-	if c.Seed >= 0 {
-		p.Seed = uint32(c.Seed)
-	}
-	return p
-}
-
-// newSampler maps the server's sampling fields onto engine/sample.
-func newSampler(p server.SamplingParams, nVocab int) (server.Sampler, error) {
-	sp := sample.DefaultParams()
-	sp.Temp, sp.TopK, sp.TopP, sp.MinP, sp.TypicalP = p.Temp, p.TopK, p.TopP, p.MinP, p.TypicalP
-	sp.RepeatPenalty, sp.RepeatLastN = p.RepeatPenalty, p.RepeatLastN
-	sp.PresencePenalty, sp.FrequencyPenalty = p.PresencePenalty, p.FrequencyPenalty
-	sp.Seed, sp.NCtx = p.Seed, p.NCtx
-	return sample.New(sp, nVocab)
 }

@@ -87,9 +87,9 @@ func TestServeUnloadableModel(t *testing.T) {
 // llamaServerLine is a llama-server command line as users copy it.
 var llamaServerLine = strings.Fields("--jinja -ngl 99 -fa on -c 4096 -np 2 --alias my-model --metrics --slots --no-webui --log-disable --mlock -cb --threads-http 4 -tb 2 --no-mmap -lv 3 --chat-template-kwargs {} --temp 0.7 --top-k 20 -s 42")
 
-// parseServe parses `waggle serve args…` as the binary does, without
-// running it.
-func parseServe(t *testing.T, args ...string) *serveCmd {
+// parseServeOK parses `waggle serve args…` as the binary does (help
+// groups included), without running it, failing t on a parse error.
+func parseServeOK(t *testing.T, args ...string) *serveCmd {
 	t.Helper()
 	var c cli
 	parser, err := kong.New(&c, kong.Name("waggle"), kong.Exit(func(int) { t.Fatalf("kong exited on %v", args) }),
@@ -107,7 +107,7 @@ func parseServe(t *testing.T, args ...string) *serveCmd {
 // unchanged, its meaningful flags reach the server's configuration, and the
 // ones without effect are named in the log.
 func TestServeAcceptsLlamaServerFlags(t *testing.T) {
-	c := parseServe(t, llamaServerLine...)
+	c := parseServeOK(t, llamaServerLine...)
 	if c.Alias != "my-model" || c.CtxSize != 4096 || c.Parallel != 2 || c.FlashAttn != "on" || !c.LogDisable || c.WebUI {
 		t.Fatalf("parsed %+v", c)
 	}
@@ -129,7 +129,7 @@ func TestServeAcceptsLlamaServerFlags(t *testing.T) {
 			t.Errorf("no log line for %s in:\n%s", want, notes)
 		}
 	}
-	if got := parseServe(t).ignored(); len(got) != 0 {
+	if got := parseServeOK(t).ignored(); len(got) != 0 {
 		t.Errorf("defaults logged as ignored: %v", got)
 	}
 }
@@ -168,7 +168,7 @@ func TestModelIDIsFileName(t *testing.T) {
 		{"", "/models/sub/Qwen3-0.6B-Q8_0.gguf", "Qwen3-0.6B-Q8_0.gguf"},
 		{"my-model,other", "/models/x.gguf", "my-model"},
 	} {
-		cmd := parseServe(t, "--alias", c.alias)
+		cmd := parseServeOK(t, "--alias", c.alias)
 		l, err := cmd.load(io.Discard)
 		if err != nil {
 			t.Fatal(err)
@@ -193,7 +193,7 @@ func TestModelIDIsFileName(t *testing.T) {
 // TestPprofListener: --pprof serves net/http/pprof on a listener of its
 // own; it is off by default.
 func TestPprofListener(t *testing.T) {
-	if c := parseServe(t); c.Pprof != "" {
+	if c := parseServeOK(t); c.Pprof != "" {
 		t.Fatalf("--pprof defaults to %q", c.Pprof)
 	}
 	addr, stop, err := servePprof("127.0.0.1:0")
