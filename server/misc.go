@@ -122,7 +122,7 @@ func (s *Server) handleProps(ctx *fasthttp.RequestCtx) {
 			"id": 0, "n_ctx": s.NCtx(), "speculative": s.speculates(), "is_processing": false,
 			"params": s.defaultSettings(),
 		},
-		"total_slots": len(s.sched.slots), "model_path": s.cfg.ModelPath, "chat_template": s.tmpl.Source(),
+		"total_slots": len(s.sched.slots), "model_path": s.cfg.ModelPath, "model_alias": s.ModelID(), "chat_template": s.tmpl.Source(),
 		"modalities": map[string]bool{"vision": false, "audio": false}, "build_info": "waggle",
 		"is_sleeping":     false,
 		"waggle_kv_cache": s.kvCacheProps(), "waggle_prompt_cache": s.promptCacheProps(),
