@@ -47,11 +47,12 @@ type budget struct {
 	nesting      int   // macro and caller() bodies running
 }
 
-// stepLimit is MaxSteps; tests lower it to run hostile templates quickly.
-var stepLimit int64 = MaxSteps
+// stepLimit and byteBase are MaxSteps and baseBytes; tests lower them to
+// run hostile templates quickly.
+var stepLimit, byteBase int64 = MaxSteps, baseBytes
 
 func (b *budget) reset(inputBytes int) {
-	b.steps, b.bytes, b.err, b.nesting = stepLimit, baseBytes+bytesPerInput*int64(inputBytes), nil, 0
+	b.steps, b.bytes, b.err, b.nesting = stepLimit, byteBase+bytesPerInput*int64(inputBytes), nil, 0
 }
 
 // charge takes steps and bytes; it fails (and keeps failing) once either
