@@ -128,7 +128,10 @@ func TestUnifiedPoolExhaustion(t *testing.T) {
 // pages as a prompt cache until the pool needs them; a cancelled one does
 // not).
 func TestCancelFreesPages(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.KVUnified = true; c.CtxSize = 4096; c.Parallel = 1; c.CtxBeyondTrain = true })
+	ts := newTestServer(t, func(c *Config) {
+		c.KVUnified, c.CtxSize, c.Parallel, c.CtxBeyondTrain = true, 4096, 1, true
+		c.NewSampler = noEOSSampler(c.Tokenizer) // only the disconnect may end it
+	})
 	conn, err := ts.ln.Dial()
 	if err != nil {
 		t.Fatal(err)
