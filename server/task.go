@@ -68,6 +68,7 @@ type event struct {
 	promptMS   float64
 	genMS      float64
 	truncated  bool // the context was shifted (llama.cpp's "truncated")
+	reasoningN int  // generated tokens inside <think>…</think>
 	// draftN and draftAccepted are the speculative counters (timings'
 	// draft_n and draft_n_accepted).
 	draftN, draftAccepted int
