@@ -107,9 +107,10 @@ func wave(t *testing.T, c *openai.Client, maxTokens int) ([]stream, float64) {
 
 // TestLoadParallel: 16 streaming clients against --parallel 4. Every
 // stream equals the same request run alone with the same seed (text,
-// token count and finish reason: no mixing between slots, nothing lost),
-// and total tokens/s beats --parallel 1, measured in interleaved rounds
-// (median of the per-round ratios).
+// token count and finish reason: no mixing between slots, nothing lost).
+// It also reports total tokens/s against --parallel 1, measured in
+// interleaved rounds (median of the per-round ratios); that figure belongs
+// in docs/benchmarks.md from an idle machine, not in an assertion.
 func TestLoadParallel(t *testing.T) {
 	name := os.Getenv("WAGGLE_LOAD_MODEL")
 	if name == "" {
