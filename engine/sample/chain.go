@@ -8,10 +8,25 @@ import (
 // Sample returns the next token for one row of logits: penalties from the
 // accepted history, then the chain, then the draw. logits must hold exactly
 // the vocabulary size given to New (a mismatch is a programming error and
-// panics); it is only read. Sample does not Accept the token.
+// panics); it is only read. Sample does not Accept the token. Under a
+// Constraint a rejected pick is drawn again from the filtered candidates
+// (see Constraint).
 func (s *Sampler) Sample(logits []float32) int32 {
 	s.checkRow(logits)
+	tok := s.pick(logits)
+	if s.con != nil && !s.con.Allowed(tok) {
+		tok = s.resample(logits)
+	}
+	return tok
+}
+
+// pick runs the chain once and draws; while filtering, the constraint
+// removes its rejected candidates before the chain runs.
+func (s *Sampler) pick(logits []float32) int32 {
 	if s.fastGreedy() {
+		if s.filtering {
+			return s.argmaxAllowed(logits)
+		}
 		return s.argmax(logits)
 	}
 	s.runChain(logits)
@@ -26,11 +41,17 @@ func (s *Sampler) Sample(logits []float32) int32 {
 // and vocabulary order when nothing sorted. A greedy chain may contain
 // zero-probability entries (logit -Inf); the greedy fast path returns just
 // the argmax with P = 1. The slice aliases the Sampler's buffer and is valid
-// until the next call on s; it consumes no randomness.
+// until the next call on s; it consumes no randomness. Under a Constraint
+// the rejected candidates are filtered out before the chain runs.
 func (s *Sampler) Distribution(logits []float32) []Candidate {
 	s.checkRow(logits)
+	s.filtering = s.con != nil
+	defer s.endFiltering()
 	if s.fastGreedy() {
 		id := s.argmax(logits)
+		if s.filtering {
+			id = s.argmaxAllowed(logits)
+		}
 		s.buf[0] = Candidate{ID: id, Logit: s.penalized(logits, int(id)), P: 1}
 		return s.buf[:1]
 	}
@@ -111,6 +132,9 @@ func (s *Sampler) runChain(logits []float32) {
 		s.buf[i] = Candidate{ID: int32(i), Logit: l}
 	}
 	s.cs = cands{c: s.buf}
+	if s.filtering {
+		s.con.Filter(s.cs.c)
+	}
 	if s.pen != nil {
 		s.pen.apply(s.cs.c)
 	}

@@ -32,5 +32,9 @@
 // testdata/llamacpp_chain.golden holds token sequences sampled by llama.cpp's
 // own sampler code for twenty parameter sets (testdata/oracle/README.md says how it was made).
 //
+// A Constraint (a grammar) restricts the draw the way llama.cpp's
+// common_sampler_sample applies its grammar sampler: the drawn token alone is
+// checked, and only a rejected draw is repeated over the filtered candidates.
+//
 // A Sampler is not safe for concurrent use; give each sequence its own.
 package sample

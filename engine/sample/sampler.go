@@ -20,6 +20,9 @@ type Sampler struct {
 	out    []Candidate // typical-p scratch
 	scores []typicalScore
 	cs     cands
+
+	con       Constraint // nil: unconstrained
+	filtering bool       // the constraint filters the candidates of this pass
 }
 
 // New validates p and builds a Sampler for rows of nVocab logits.
@@ -63,11 +66,15 @@ func (s *Sampler) Reseed() {
 // TypicalP < 1 may remove that argmax first, exactly as in llama.cpp.
 func (s *Sampler) Greedy() bool { return s.p.greedyChain() }
 
-// Accept records a sampled (or forced) token in the penalty window. Ids
-// outside the vocabulary are ignored.
+// Accept records a generated (sampled or forced) token: the penalty window
+// sees it and the Constraint advances past it. Ids outside the vocabulary
+// are ignored by the penalties. Prompt tokens go to AcceptPrompt.
 func (s *Sampler) Accept(tok int32) {
 	if s.pen != nil {
 		s.pen.accept(tok)
+	}
+	if s.con != nil {
+		s.con.Accept(tok)
 	}
 }
 
@@ -81,6 +88,7 @@ func (s *Sampler) Reset() {
 
 // Clone returns an independent copy with the same history and RNG state, so
 // that a speculative branch can be sampled and discarded (llama_sampler_clone).
+// The Constraint is copied when it implements ConstraintCloner.
 func (s *Sampler) Clone() *Sampler {
 	c := *s
 	c.pen = s.pen.clone()
@@ -90,5 +98,6 @@ func (s *Sampler) Clone() *Sampler {
 		c.scores = make([]typicalScore, s.nVocab)
 	}
 	c.cs = cands{}
+	c.con = cloneConstraint(s.con)
 	return &c
 }
