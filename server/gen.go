@@ -82,7 +82,7 @@ func (s *Server) newJob(r *rawRequest, prompts [][]int32, prefix string, chatMod
 			t.specOn = s.wantsSpec(specOpts, want, t.smp)
 			if !t.specOn {
 				for _, tok := range p {
-					t.smp.Accept(tok) // the penalty history (the Speculator does this itself)
+					t.smp.AcceptPrompt(tok) // the penalty history (the Speculator does this itself)
 				}
 			}
 			t.index, t.stops, t.logprobs, t.nProbs = len(j.tasks), stops, want, nProbs

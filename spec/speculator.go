@@ -79,7 +79,7 @@ func (sp *Speculator) Start(sl *Slot, prompt []int32) (int32, error) {
 		return 0, err
 	}
 	for _, t := range prompt {
-		sl.Sampler.Accept(t)
+		sl.Sampler.AcceptPrompt(t)
 	}
 	if err := sp.prefill(sl.Seq, prompt); err != nil {
 		return 0, err
