@@ -67,8 +67,8 @@ type parser struct {
 	ids      map[string]uint32
 	names    []string // by id
 	rules    [][]elem // by id; nil = referenced but not defined (yet)
-	nElems   int // elements in all rules so far
-	depth    int // open parentheses
+	nElems   int      // elements in all rules so far
+	depth    int      // open parentheses
 }
 
 // parseError carries a SyntaxError through panic from deep in the parser

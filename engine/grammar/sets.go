@@ -21,7 +21,7 @@ type space struct {
 type setInfo struct {
 	hasEmpty  bool
 	hasChar   bool
-	tokenTops []int32   // positions of token elements on top
+	tokenTops []int32     // positions of token elements on top
 	ascii     *[128]int32 // transitions on ASCII code points, -1 = not yet known
 }
 
