@@ -22,6 +22,7 @@ var allowedImports = map[string][]string{
 	"engine":                 {"kernels", "gguf", "kvcache", "kvcache/turbo", "engine/tokenizer", "engine/sample", "engine/chat"},
 	"engine/tokenizer":       {"gguf"},
 	"engine/sample":          {},
+	"engine/grammar":         {"engine/sample"},
 	"engine/chat":            {"github.com/nikolalohinski/gonja/v2"},
 	"engine/perplexity":      {"engine"},
 	"engine/models/all":      {"engine/models/*"},
