@@ -30,7 +30,7 @@ var allowedImports = map[string][]string{
 	"engine/models/moe":      {"engine", "kernels"},
 	"spec":                   {"engine", "engine/sample"},
 	"spec/*":                 {"spec", "engine", "engine/sample"},
-	"server":                 {"engine", "engine/chat", "spec", "github.com/valyala/fasthttp"},
+	"server":                 {"engine", "engine/chat", "engine/grammar", "engine/sample", "spec", "github.com/valyala/fasthttp"},
 	"cmd/waggle":             {"*"},
 	"bench/*":                {"*"},
 	"internal/golden":        {"gguf", "kernels"},

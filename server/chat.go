@@ -122,6 +122,7 @@ func (s *Server) handleChat(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, e)
 		return
 	}
+	r.inThink = inThink
 	j, e := s.newJob(&r, [][]int32{prompt}, "chatcmpl-", true)
 	if e == nil {
 		for _, t := range j.tasks {

@@ -44,6 +44,7 @@ type Config struct {
 	NPredict   int                   // default max tokens (-1: until the context is full)
 	CacheReuse int                   // --cache-reuse (prefix reuse is always on with cache_prompt)
 	Sampling   SamplingParams        // defaults for requests (DefaultSampling if zero)
+	Grammar    string                // --grammar: GBNF for requests that set no grammar, schema or tools
 
 	// Speculator, when set, builds the speculative decoder over the
 	// server's session (NSeq = Parallel); cmd/waggle wires --spec-type and

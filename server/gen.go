@@ -127,6 +127,9 @@ func (s *Server) newTask(r *rawRequest, p []int32, smp SamplingParams, nPredict,
 		return nil, badRequest("", "%v", err)
 	}
 	t := &task{prompt: p, sampling: smp, nPredict: nPredict, smp: sampler, thinkBudget: s.cfg.ReasoningBudget}
+	if e := s.attachConstraint(r, t); e != nil {
+		return nil, e
+	}
 	t.cachePrompt = r.CachePrompt == nil || *r.CachePrompt
 	var e *apiError
 	if t.nKeep, t.nDiscard, e = r.shiftParams(); e != nil {

@@ -32,6 +32,7 @@ type Server struct {
 	routeMap atomic.Pointer[map[string]map[string]route]
 	// specClose releases what the speculative strategies hold.
 	specClose func() error
+	gram      grammarState
 }
 
 // attachSpeculator builds the configured Speculator over the session.

@@ -82,6 +82,9 @@ func (s *scheduler) sampleSlot(sl *slot, logits []float32) {
 		tok = t.smp.Sample(logits)
 	}
 	t.smp.Accept(tok)
+	if s.grammarFailed(sl) {
+		return
+	}
 	s.emitToken(sl, tok, logits)
 }
 

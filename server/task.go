@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/waggle-llm/waggle/engine/grammar"
 	"github.com/waggle-llm/waggle/spec"
 )
 
@@ -29,6 +30,9 @@ type task struct {
 	// specOn: the task runs through the Speculator with specOpts.
 	specOn   bool
 	specOpts spec.RequestOptions
+	// gram is the task's grammar state (nil: unconstrained); the sampler
+	// holds it as its constraint.
+	gram *grammar.Matcher
 
 	cancelled atomic.Bool
 	out       *mailbox // shared by the tasks of one request

@@ -1,0 +1,103 @@
+package server
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// A grammar, a JSON schema and response_format constrain the output on
+// every generation route, streamed or not.
+func TestGrammarConstrainsOutput(t *testing.T) {
+	ts := newTestServer(t, nil)
+	digits := regexp.MustCompile(`^[0-9]{3,8}$`)
+	cases := []struct {
+		path, body string
+		ok         func(string) bool
+	}{
+		{"/completion", `{"prompt": "once upon", "n_predict": 12, "temperature": 0, "grammar": "root ::= [0-9]{3,8}"}`, digits.MatchString},
+		{"/v1/completions", `{"prompt": "once upon", "max_tokens": 12, "temperature": 0.9, "seed": 3, "grammar": "root ::= [0-9]{3,8}"}`, digits.MatchString},
+		{"/v1/chat/completions", `{"messages": [{"role": "user", "content": "hi"}], "max_tokens": 40, "temperature": 0,
+			"response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema":
+			{"type": "object", "properties": {"n": {"type": "integer"}, "ok": {"type": "boolean"}}, "required": ["n", "ok"]}}}}`, validObject("n", "ok")},
+		{"/v1/chat/completions", `{"messages": [{"role": "user", "content": "hi"}], "max_tokens": 40, "temperature": 0,
+			"json_schema": {"enum": ["red", "green"]}}`, func(s string) bool { return s == `"red"` || s == `"green"` }},
+	}
+	for _, c := range cases {
+		code, m := ts.post(t, c.path, c.body)
+		if code != 200 {
+			t.Fatalf("%s: status %d: %v", c.path, code, m)
+		}
+		text := completionText(t, m)
+		if !c.ok(strings.TrimSpace(text)) {
+			t.Errorf("%s %s: output %q does not match the grammar", c.path, c.body, text)
+		}
+	}
+}
+
+func validObject(keys ...string) func(string) bool {
+	return func(s string) bool {
+		var m map[string]any
+		if json.Unmarshal([]byte(s), &m) != nil {
+			return false
+		}
+		for _, k := range keys {
+			if _, ok := m[k]; !ok {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+func completionText(t *testing.T, m map[string]any) string {
+	t.Helper()
+	if c, ok := m["content"].(string); ok {
+		return c
+	}
+	ch := m["choices"].([]any)[0].(map[string]any)
+	if txt, ok := ch["text"].(string); ok {
+		return txt
+	}
+	return ch["message"].(map[string]any)["content"].(string)
+}
+
+// Bad structured-output fields are 400s that name the field.
+func TestGrammarBadRequests(t *testing.T) {
+	ts := newTestServer(t, nil)
+	cases := []struct{ body, param, msg string }{
+		{`{"prompt": "a", "grammar": "root ::= x"}`, "grammar", `undefined rule "x"`},
+		{`{"prompt": "a", "grammar": "root ::= root \"a\""}`, "grammar", "left-recursive"},
+		{`{"prompt": "a", "grammar": "root ::= \"a\"", "json_schema": {"type": "string"}}`, "grammar", "not both"},
+		{`{"prompt": "a", "json_schema": {"type": "frobnicate"}}`, "json_schema", "unsupported construct: type"},
+		{`{"prompt": "a", "json_schema": {"$ref": "https://example.com/s.json"}}`, "json_schema", "unsupported construct: $ref"},
+		{`{"prompt": "a", "json_schema": {"type": "string", "pattern": "^(?=a)b$"}}`, "json_schema", "unsupported construct: pattern"},
+		{`{"prompt": "a", "response_format": {"type": "yaml"}}`, "response_format", "must be one of"},
+		{`{"prompt": "a", "grammar": "root ::= \"a\"", "grammar_lazy": true}`, "grammar_triggers", "needs grammar_triggers"},
+	}
+	for _, c := range cases {
+		code, m := ts.post(t, "/completion", c.body)
+		if code != 400 {
+			t.Errorf("%s: status %d, want 400", c.body, code)
+			continue
+		}
+		e := errorOf(t, m)
+		if e["param"] != c.param || !strings.Contains(e["message"].(string), c.msg) {
+			t.Errorf("%s: error %v, want param %q and a message containing %q", c.body, e, c.param, c.msg)
+		}
+	}
+}
+
+// --grammar is the default for requests that bring none.
+func TestGrammarServerDefault(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.Grammar = `root ::= "yes" | "no"` })
+	code, m := ts.post(t, "/completion", `{"prompt": "once", "n_predict": 8, "temperature": 0}`)
+	if got := completionText(t, m); code != 200 || got != "yes" && got != "no" {
+		t.Fatalf("status %d, output %q", code, got)
+	}
+	code, m = ts.post(t, "/completion", `{"prompt": "once", "n_predict": 8, "temperature": 0, "grammar": "root ::= \"maybe\""}`)
+	if got := completionText(t, m); code != 200 || got != "maybe" {
+		t.Fatalf("a request's grammar must replace the default: status %d, output %q", code, got)
+	}
+}
