@@ -13,6 +13,7 @@ import (
 
 	"github.com/waggle-llm/waggle/engine"
 	"github.com/waggle-llm/waggle/engine/models/qwen35"
+	"github.com/waggle-llm/waggle/engine/grammar"
 	"github.com/waggle-llm/waggle/engine/sample"
 	"github.com/waggle-llm/waggle/kvcache"
 	"github.com/waggle-llm/waggle/server"
@@ -54,6 +55,7 @@ type serveCmd struct {
 	Seed            int64   `short:"s" help:"Default seed (-1: random)." default:"-1"`
 
 	specFlags
+	grammarFlags
 }
 
 func (c *serveCmd) Run() error {
@@ -179,6 +181,14 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 	cfg.NPredict, cfg.CacheReuse = c.NPredict, c.CacheReuse
 	cfg.CacheRAMMiB, cfg.ContextShift, cfg.SlotSavePath = c.CacheRAM, c.ContextShift, c.SlotSavePath
 	cfg.APIKey, cfg.MaxQueue, cfg.Timeout = c.APIKey, c.MaxQueue, time.Duration(c.Timeout)*time.Second
+	if cfg.Grammar, err = c.grammarFlags.text(); err != nil {
+		return cfg, err
+	}
+	if cfg.Grammar != "" {
+		if _, err := grammar.Parse(cfg.Grammar, func(t string) []int32 { return l.Tokenizer.Encode(t, false, true) }); err != nil {
+			return cfg, fmt.Errorf("--grammar: %w", err)
+		}
+	}
 	cfg.Sampling = server.DefaultSampling()
 	cfg.Sampling.Temp = c.Temp
 	if c.Seed >= 0 {
