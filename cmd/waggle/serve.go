@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/waggle-llm/waggle/engine"
-	"github.com/waggle-llm/waggle/engine/models/qwen35"
 	"github.com/waggle-llm/waggle/engine/grammar"
+	"github.com/waggle-llm/waggle/engine/models/qwen35"
 	"github.com/waggle-llm/waggle/engine/sample"
 	"github.com/waggle-llm/waggle/kvcache"
 	"github.com/waggle-llm/waggle/server"
