@@ -23,7 +23,7 @@ var allowedImports = map[string][]string{
 	"engine/tokenizer":       {"gguf"},
 	"engine/sample":          {},
 	"engine/grammar":         {"engine/sample"},
-	"engine/chat":            {"github.com/nikolalohinski/gonja/v2"},
+	"engine/chat":            {"engine/grammar", "github.com/nikolalohinski/gonja/v2"},
 	"engine/perplexity":      {"engine"},
 	"engine/models/all":      {"engine/models/*"},
 	"engine/models/*":        {"engine", "kernels", "gguf", "kvcache", "engine/tokenizer", "engine/models/moe"},

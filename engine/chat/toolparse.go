@@ -1,0 +1,228 @@
+package chat
+
+import (
+	"strings"
+
+	"github.com/waggle-llm/waggle/engine/grammar"
+)
+
+// ToolParser splits the answer of a model offered tools into text and
+// tool calls as it streams. Add returns the text that is certainly
+// content and the calls completed so far; text that may still turn into a
+// call (a partial marker, an unfinished call) is held back until it
+// resolves or Flush. A call that does not parse is returned as content.
+type ToolParser struct {
+	f       ToolFormat
+	names   map[string]bool
+	newID   func() string
+	buf     string
+	inCall  bool // Hermes/Mistral: inside a call after the marker
+	decided bool // Llama 3/generic: the first non-blank text was seen
+	hold    bool // Llama 3/generic: the answer is JSON, parsed at Flush
+	nCalls  int
+}
+
+// NewToolParser returns a parser for format f over the offered tools;
+// newID makes call ids where the format has none.
+func NewToolParser(f ToolFormat, tools []Tool, newID func() string) *ToolParser {
+	names := map[string]bool{}
+	for _, t := range tools {
+		names[t.Name] = true
+	}
+	return &ToolParser{f: f, names: names, newID: newID}
+}
+
+// Calls reports how many calls were returned so far.
+func (p *ToolParser) Calls() int { return p.nCalls }
+
+// Add consumes streamed text.
+func (p *ToolParser) Add(text string) (string, []ToolCall) {
+	p.buf += text
+	switch p.f {
+	case ToolsHermes:
+		return p.addTagged(hermesOpen, hermesClose)
+	case ToolsMistral:
+		return p.addTagged(mistralTag, "")
+	}
+	return p.addJSON()
+}
+
+// addTagged streams content until the open marker and parses each call up
+// to the close marker (or, without one, to the end of the output).
+func (p *ToolParser) addTagged(open, close string) (string, []ToolCall) {
+	var content strings.Builder
+	var calls []ToolCall
+	for {
+		if p.inCall {
+			if close == "" {
+				return p.visible(content.String()), calls
+			}
+			j := strings.Index(p.buf, close)
+			if j < 0 {
+				return p.visible(content.String()), calls
+			}
+			body := p.buf[:j]
+			p.buf = strings.TrimLeft(p.buf[j+len(close):], " \t\r\n")
+			p.inCall = false
+			if c, ok := p.parseCall(body); ok {
+				calls = append(calls, c...)
+			} else {
+				content.WriteString(open + body + close)
+			}
+			continue
+		}
+		i := strings.Index(p.buf, open)
+		if i < 0 {
+			keep := partialSuffix(p.buf, open)
+			body := p.buf[:len(p.buf)-keep]
+			ws := len(body) - len(strings.TrimRight(body, " \t\r\n"))
+			content.WriteString(body[:len(body)-ws])
+			p.buf = p.buf[len(body)-ws:]
+			return p.visible(content.String()), calls
+		}
+		content.WriteString(strings.TrimRight(p.buf[:i], " \t\r\n"))
+		p.buf = p.buf[i+len(open):]
+		p.inCall = true
+	}
+}
+
+// visible drops content that is only blank between or after calls.
+func (p *ToolParser) visible(s string) string {
+	if p.nCalls > 0 && strings.TrimSpace(s) == "" {
+		return ""
+	}
+	return s
+}
+
+// addJSON decides on the first non-blank text whether the answer is a
+// JSON call (held to Flush) or text (streamed).
+func (p *ToolParser) addJSON() (string, []ToolCall) {
+	if !p.decided {
+		t := strings.TrimLeft(p.buf, " \t\r\n")
+		switch {
+		case t == "":
+			return "", nil
+		case p.f == ToolsLlama3 && strings.HasPrefix(pythonTag, t) && len(t) < len(pythonTag):
+			return "", nil // maybe the start of <|python_tag|>
+		}
+		p.decided = true
+		p.hold = p.f == ToolsGeneric || strings.HasPrefix(t, "{") || strings.HasPrefix(t, pythonTag)
+	}
+	if p.hold {
+		return "", nil
+	}
+	s := p.buf
+	p.buf = ""
+	return s, nil
+}
+
+// Flush parses what was held back.
+func (p *ToolParser) Flush() (string, []ToolCall) {
+	rest := p.buf
+	p.buf = ""
+	switch {
+	case p.inCall:
+		p.inCall = false
+		if calls, ok := p.parseCall(rest); ok {
+			return "", calls
+		}
+		open := hermesOpen
+		if p.f == ToolsMistral {
+			open = mistralTag
+		}
+		return open + rest, nil
+	case p.hold:
+		if calls, ok := p.parseCall(strings.TrimPrefix(strings.TrimSpace(rest), pythonTag)); ok {
+			return "", calls
+		}
+		if p.f == ToolsGeneric {
+			if s, ok := genericResponse(rest); ok {
+				return s, nil
+			}
+		}
+	}
+	if p.nCalls > 0 {
+		rest = strings.TrimSpace(rest)
+	}
+	return rest, nil
+}
+
+// parseCall reads the body of one call in the family's JSON shape.
+func (p *ToolParser) parseCall(body string) ([]ToolCall, bool) {
+	v, err := grammar.ParseJSON([]byte(strings.TrimSpace(body)))
+	if err != nil {
+		return nil, false
+	}
+	var objs []*grammar.Value
+	argsKey := "arguments"
+	switch p.f {
+	case ToolsMistral:
+		if v.Kind != grammar.Array {
+			return nil, false
+		}
+		objs = v.Arr
+	case ToolsLlama3:
+		objs, argsKey = []*grammar.Value{v}, "parameters"
+	case ToolsGeneric:
+		if tc := v.Get("tool_call"); tc != nil {
+			objs = []*grammar.Value{tc}
+		} else if tcs := v.Get("tool_calls"); tcs != nil && tcs.Kind == grammar.Array {
+			objs = tcs.Arr
+		} else {
+			return nil, false
+		}
+	default:
+		objs = []*grammar.Value{v}
+	}
+	var calls []ToolCall
+	for _, o := range objs {
+		c, ok := p.callOf(o, argsKey)
+		if !ok {
+			return nil, false
+		}
+		calls = append(calls, c)
+	}
+	p.nCalls += len(calls)
+	return calls, len(calls) > 0
+}
+
+func (p *ToolParser) callOf(o *grammar.Value, argsKey string) (ToolCall, bool) {
+	name := o.Get("name")
+	if name == nil || name.Kind != grammar.String || !p.names[name.Str] {
+		return ToolCall{}, false
+	}
+	args := o.Get(argsKey)
+	if args == nil && argsKey == "parameters" {
+		args = o.Get("arguments")
+	}
+	c := ToolCall{Name: name.Str, Arguments: "{}"}
+	switch {
+	case args == nil:
+	case args.Kind == grammar.String:
+		c.Arguments = args.Str
+	default:
+		c.Arguments = args.Dump()
+	}
+	if id := o.Get("id"); id != nil && id.Kind == grammar.String && id.Str != "" {
+		c.ID = id.Str
+	} else if p.newID != nil {
+		c.ID = p.newID()
+	}
+	return c, true
+}
+
+// genericResponse reads {"response": …} of the generic format.
+func genericResponse(s string) (string, bool) {
+	v, err := grammar.ParseJSON([]byte(strings.TrimSpace(s)))
+	if err != nil {
+		return "", false
+	}
+	r := v.Get("response")
+	if r == nil {
+		return "", false
+	}
+	if r.Kind == grammar.String {
+		return r.Str, true
+	}
+	return r.Dump(), true
+}
