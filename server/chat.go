@@ -38,6 +38,7 @@ func (s *Server) chatPrompt(r *rawRequest) ([]int32, string, bool, *apiError) {
 			return nil, "", false, badRequest("chat_template_kwargs", "enable_thinking must be a boolean")
 		}
 	}
+	msgs = r.tools.withToolSystem(msgs)
 	addGen := r.AddGenerationPrompt == nil || *r.AddGenerationPrompt
 	text, err := s.tmpl.Render(chat.Inputs{
 		Messages: msgs, Tools: r.Tools, AddGenerationPrompt: addGen, Kwargs: kwargs,
@@ -104,6 +105,7 @@ func normaliseMessage(m rawMessage, i int) (chat.Message, *apiError) {
 
 func (s *Server) handleChat(ctx *fasthttp.RequestCtx) {
 	var r rawRequest
+	var e0 *apiError
 	if e := decodeRequest(ctx.PostBody(), &r); e != nil {
 		writeError(ctx, e)
 		return
@@ -117,6 +119,10 @@ func (s *Server) handleChat(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, badRequest("reasoning_format", "%v", err))
 		return
 	}
+	if r.tools, e0 = s.planTools(&r); e0 != nil {
+		writeError(ctx, e0)
+		return
+	}
 	prompt, _, inThink, e := s.chatPrompt(&r)
 	if e != nil {
 		writeError(ctx, e)
@@ -125,8 +131,10 @@ func (s *Server) handleChat(ctx *fasthttp.RequestCtx) {
 	r.inThink = inThink
 	j, e := s.newJob(&r, [][]int32{prompt}, "chatcmpl-", true)
 	if e == nil {
+		pres := s.preserved(r.tools)
 		for _, t := range j.tasks {
 			t.inThink, t.closeThink = inThink, s.closeThink()
+			t.preserved = pres
 		}
 		e = s.submit(j)
 	}
@@ -138,8 +146,9 @@ func (s *Server) handleChat(ctx *fasthttp.RequestCtx) {
 	for i := range parsers {
 		parsers[i] = chat.NewReasoning(format, inThink)
 	}
+	tps := r.tools.newParsers(len(j.tasks))
 	if j.stream {
-		s.streamChat(ctx, j, parsers)
+		s.streamChat(ctx, j, parsers, tps)
 		return
 	}
 	cs, e := j.collect()
@@ -147,7 +156,7 @@ func (s *Server) handleChat(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, e)
 		return
 	}
-	s.writeJSON(ctx, s.chatResponse(j, cs, parsers))
+	s.writeJSON(ctx, s.chatResponse(j, cs, parsers, tps))
 }
 
 // closeThink is the text forced when the reasoning budget runs out.
@@ -162,17 +171,21 @@ func firstNonEmpty(a, b string) string {
 	return b
 }
 
-func (s *Server) chatResponse(j *job, cs []*choice, parsers []*chat.Reasoning) map[string]any {
+func (s *Server) chatResponse(j *job, cs []*choice, parsers []*chat.Reasoning, tps []*chat.ToolParser) map[string]any {
 	choices := make([]map[string]any, len(cs))
 	for i, c := range cs {
 		p := parsers[i]
 		c1, r1 := p.Add(string(c.text))
 		c2, r2 := p.Flush()
 		msg := map[string]any{"role": "assistant", "content": c1 + c2}
+		finish := c.last.finish
+		if tps != nil {
+			finish = addToolCalls(msg, tps[i], c1+c2, finish)
+		}
 		if r1+r2 != "" {
 			msg["reasoning_content"] = r1 + r2
 		}
-		ch := map[string]any{"index": i, "message": msg, "finish_reason": c.last.finish, "logprobs": nil}
+		ch := map[string]any{"index": i, "message": msg, "finish_reason": finish, "logprobs": nil}
 		if j.logprobs {
 			ch["logprobs"] = map[string]any{"content": chatLogprobs(c.probs)}
 		}
@@ -188,7 +201,7 @@ func (s *Server) chatResponse(j *job, cs []*choice, parsers []*chat.Reasoning) m
 // fingerprint stands in for llama-server's build fingerprint.
 const fingerprint = "waggle"
 
-func (s *Server) streamChat(ctx *fasthttp.RequestCtx, j *job, parsers []*chat.Reasoning) {
+func (s *Server) streamChat(ctx *fasthttp.RequestCtx, j *job, parsers []*chat.Reasoning, tps []*chat.ToolParser) {
 	chunk := func(choices []map[string]any) map[string]any {
 		return map[string]any{"id": j.id, "object": "chat.completion.chunk", "created": j.created,
 			"model": j.model, "system_fingerprint": fingerprint, "choices": choices}
@@ -206,6 +219,10 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, j *job, parsers []*chat.Re
 			content, reasoning = content+c2, reasoning+r2
 		}
 		delta := map[string]any{}
+		finish := ev.finish
+		if tps != nil {
+			content, finish = streamToolCalls(tps[ev.index], ev, content, delta)
+		}
 		if content != "" {
 			delta["content"] = content
 		}
@@ -220,7 +237,7 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, j *job, parsers []*chat.Re
 			out.data(chunk([]map[string]any{ch}))
 		}
 		if ev.done {
-			out.data(chunk([]map[string]any{{"index": ev.index, "finish_reason": ev.finish, "delta": map[string]any{}}}))
+			out.data(chunk([]map[string]any{{"index": ev.index, "finish_reason": finish, "delta": map[string]any{}}}))
 		}
 	}
 	finish := func(out *sse, last []event) {

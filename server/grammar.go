@@ -25,7 +25,8 @@ type grammarRequest struct {
 
 	cons     *constraint
 	compiled bool
-	inThink  bool // the chat prompt opened a think block
+	inThink  bool      // the chat prompt opened a think block
+	tools    *toolPlan // chat: the tools offered, nil for none
 }
 
 // constraint is a compiled grammar and how it applies.

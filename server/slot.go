@@ -113,7 +113,7 @@ func (s *scheduler) emitToken(sl *slot, tok int32, logits []float32) bool {
 		return false
 	}
 	before := len(sl.text)
-	sl.text = append(sl.text, s.tok.Piece(tok, false)...)
+	sl.text = append(sl.text, s.pieceOf(t, tok)...)
 	if cut, word := findStop(sl.text, before, t.stops); cut >= 0 {
 		s.finish(sl, "stop", "word", word, cut)
 		return false

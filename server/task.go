@@ -33,6 +33,8 @@ type task struct {
 	// gram is the task's grammar state (nil: unconstrained); the sampler
 	// holds it as its constraint.
 	gram *grammar.Matcher
+	// preserved are special tokens shown in the output (tool-call markers).
+	preserved map[int32]bool
 
 	cancelled atomic.Bool
 	out       *mailbox // shared by the tasks of one request

@@ -127,3 +127,22 @@ type ToolCall struct {
 	Name      string
 	Arguments string
 }
+
+// objectArguments replaces each call's function.arguments JSON string by
+// the object it encodes, as llama.cpp does for templates that render
+// arguments with tojson (a string would be quoted twice). Strings that are
+// not JSON objects stay.
+func objectArguments(calls any, orders *keyOrders) {
+	list, _ := calls.([]any)
+	for _, c := range list {
+		call, _ := c.(map[string]any)
+		fn, _ := call["function"].(map[string]any)
+		if s, ok := fn["arguments"].(string); ok {
+			if v, err := orders.decode([]byte(s)); err == nil {
+				if _, isObj := v.(map[string]any); isObj {
+					fn["arguments"] = v
+				}
+			}
+		}
+	}
+}

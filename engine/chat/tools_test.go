@@ -125,3 +125,16 @@ func TestParseToolChoice(t *testing.T) {
 		}
 	}
 }
+
+// Arguments sent as a JSON string reach the template as an object, so
+// tojson writes the object once (a string would be quoted twice); other
+// strings stay.
+func TestToolCallArgumentsAsObjects(t *testing.T) {
+	calls := json.RawMessage(`[{"id": "a", "type": "function", "function": {"name": "f", "arguments": "{\"z\": 1, \"a\": 2}"}},
+		{"id": "b", "type": "function", "function": {"name": "g", "arguments": "not json"}}]`)
+	got := render(t, `{% for c in messages[0].tool_calls %}{{ c.function.arguments | tojson }};{% endfor %}`,
+		Inputs{Messages: []Message{{Role: "assistant", ToolCalls: calls}}})
+	if want := `{"z": 1, "a": 2};"not json";`; got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}
