@@ -146,7 +146,7 @@ func (s *Server) handleChat(ctx *fasthttp.RequestCtx) {
 	for i := range parsers {
 		parsers[i] = chat.NewReasoning(format, inThink)
 	}
-	tps := r.tools.newParsers(len(j.tasks))
+	tps := r.newAnswers(len(j.tasks))
 	if j.stream {
 		s.streamChat(ctx, j, parsers, tps)
 		return
@@ -171,7 +171,7 @@ func firstNonEmpty(a, b string) string {
 	return b
 }
 
-func (s *Server) chatResponse(j *job, cs []*choice, parsers []*chat.Reasoning, tps []*chat.ToolParser) map[string]any {
+func (s *Server) chatResponse(j *job, cs []*choice, parsers []*chat.Reasoning, tps []*answer) map[string]any {
 	choices := make([]map[string]any, len(cs))
 	for i, c := range cs {
 		p := parsers[i]
@@ -201,7 +201,7 @@ func (s *Server) chatResponse(j *job, cs []*choice, parsers []*chat.Reasoning, t
 // fingerprint stands in for llama-server's build fingerprint.
 const fingerprint = "waggle"
 
-func (s *Server) streamChat(ctx *fasthttp.RequestCtx, j *job, parsers []*chat.Reasoning, tps []*chat.ToolParser) {
+func (s *Server) streamChat(ctx *fasthttp.RequestCtx, j *job, parsers []*chat.Reasoning, tps []*answer) {
 	chunk := func(choices []map[string]any) map[string]any {
 		return map[string]any{"id": j.id, "object": "chat.completion.chunk", "created": j.created,
 			"model": j.model, "system_fingerprint": fingerprint, "choices": choices}

@@ -27,6 +27,9 @@ type grammarRequest struct {
 	compiled bool
 	inThink  bool      // the chat prompt opened a think block
 	tools    *toolPlan // chat: the tools offered, nil for none
+	// jsonAnswer: a chat answer constrained by a schema, whose content is
+	// the JSON value without the blanks and fence the grammar allows.
+	jsonAnswer bool
 }
 
 // constraint is a compiled grammar and how it applies.
@@ -66,7 +69,7 @@ func (s *Server) grammarFor(r *rawRequest) (*constraint, *apiError) {
 		return g.cons, nil
 	}
 	g.compiled = true
-	src, output, e := r.grammarSource(s.cfg.Grammar)
+	src, output, e := r.grammarSource(s.cfg.Grammar, len(r.Messages) > 0)
 	if e != nil {
 		return nil, e
 	}
@@ -91,7 +94,7 @@ func (s *Server) grammarFor(r *rawRequest) (*constraint, *apiError) {
 
 // grammarSource resolves the grammar text: at most one of grammar,
 // json_schema and a schema-bearing response_format.
-func (r *rawRequest) grammarSource(def string) (src string, output bool, e *apiError) {
+func (r *rawRequest) grammarSource(def string, chatRoute bool) (src string, output bool, e *apiError) {
 	g := &r.grammarRequest
 	schema, e := r.schemaField()
 	if e != nil {
@@ -106,10 +109,17 @@ func (r *rawRequest) grammarSource(def string) (src string, output bool, e *apiE
 	if schema == nil {
 		return def, false, nil
 	}
-	text, err := grammar.SchemaToGrammar(schema)
+	var text string
+	var err error
+	if chatRoute {
+		text, err = chatSchemaGrammar(schema)
+	} else {
+		text, err = grammar.SchemaToGrammar(schema)
+	}
 	if err != nil {
 		return "", false, schemaError(err)
 	}
+	r.jsonAnswer = chatRoute
 	return text, true, nil
 }
 
@@ -313,4 +323,16 @@ func (g *thinkGate) CloneConstraint() sample.Constraint {
 	c := *g
 	c.m = g.m.Clone()
 	return &c
+}
+
+// chatSchemaGrammar is the grammar llama.cpp's chat path builds for a
+// response format (without the generation prompt it prefills): the
+// schema's value, after blanks, bare or in a ```json fence.
+func chatSchemaGrammar(schema *grammar.Value) (string, error) {
+	c := grammar.NewConverter()
+	s := schema.Copy()
+	c.ResolveRefs(s)
+	c.AddRule("response-format", c.Visit(s, "response-format-schema"))
+	c.AddRule("root", "space space (\"```json\" space response-format space \"```\" | response-format)")
+	return c.Grammar()
 }

@@ -50,7 +50,7 @@ func (s *Server) planTools(r *rawRequest) (*toolPlan, *apiError) {
 		return nil, badRequest("response_format", "response_format and json_schema cannot be combined with tools (use tool_choice \"none\")")
 	}
 	p := &toolPlan{format: chat.DetectToolFormat(s.tmpl.Source()), tools: tools, choice: choice,
-		parallel: g.ParallelToolCalls != nil && *g.ParallelToolCalls}
+		parallel: g.ParallelToolCalls == nil || *g.ParallelToolCalls}
 	tg, err := p.format.Grammar(tools, choice, p.parallel)
 	if err != nil {
 		return nil, schemaError(err)
@@ -99,16 +99,54 @@ func (s *scheduler) pieceOf(t *task, tok int32) string {
 	return s.tok.Piece(tok, t.preserved[tok])
 }
 
-// newParsers returns one tool-call parser per choice (nil without tools).
-func (p *toolPlan) newParsers(n int) []*chat.ToolParser {
-	if p == nil {
+// answer post-processes one choice's content: tool calls out of it, or
+// the JSON value out of a response_format answer.
+type answer struct {
+	tools *chat.ToolParser
+	json  *chat.JSONAnswer
+}
+
+// newAnswers returns one answer parser per choice (nil when the content
+// stays as generated).
+func (r *rawRequest) newAnswers(n int) []*answer {
+	p := r.tools
+	if p == nil && !r.jsonAnswer {
 		return nil
 	}
-	out := make([]*chat.ToolParser, n)
+	out := make([]*answer, n)
 	for i := range out {
-		out[i] = chat.NewToolParser(p.format, p.tools, newCallID)
+		out[i] = &answer{}
+		if p != nil {
+			out[i].tools = chat.NewToolParser(p.format, p.tools, newCallID)
+		} else {
+			out[i].json = &chat.JSONAnswer{}
+		}
 	}
 	return out
+}
+
+// add passes streamed content through; done flushes.
+func (a *answer) add(content string, done bool) (string, []chat.ToolCall) {
+	if a.json != nil {
+		s := a.json.Add(content)
+		if done {
+			s += a.json.Flush()
+		}
+		return s, nil
+	}
+	text, calls := a.tools.Add(content)
+	if done {
+		t2, k2 := a.tools.Flush()
+		text, calls = text+t2, append(calls, k2...)
+	}
+	return text, calls
+}
+
+func (a *answer) calls() int {
+	if a.tools == nil {
+		return 0
+	}
+	return a.tools.Calls()
 }
 
 // newCallID makes a tool call id as llama.cpp does: 32 random letters
@@ -138,28 +176,17 @@ func toolCallsJSON(calls []chat.ToolCall, first int, delta bool) []map[string]an
 	return out
 }
 
-// splitTools runs a whole answer through a tool parser.
-func splitTools(tp *chat.ToolParser, content string) (string, []chat.ToolCall) {
-	c1, k1 := tp.Add(content)
-	c2, k2 := tp.Flush()
-	calls := append(k1, k2...)
+// addToolCalls puts the answer's content and calls into msg and returns
+// the finish reason: "tool_calls" when the answer called a tool and ended
+// by itself (llama.cpp: an end-of-generation token or a stop word).
+func addToolCalls(msg map[string]any, a *answer, content, finish string) string {
+	text, calls := a.add(content, true)
 	if len(calls) > 0 {
-		return strings.TrimSpace(c1 + c2), calls
+		text = strings.TrimSpace(text)
 	}
-	return c1 + c2, nil
-}
-
-// addToolCalls moves the calls in an answer into msg (content null when
-// only calls remain) and returns the finish reason: "tool_calls" when the
-// answer called a tool and ended by itself.
-func addToolCalls(msg map[string]any, tp *chat.ToolParser, content, finish string) string {
-	text, calls := splitTools(tp, content)
 	msg["content"] = text
 	if len(calls) == 0 {
 		return finish
-	}
-	if text == "" {
-		msg["content"] = nil
 	}
 	msg["tool_calls"] = toolCallsJSON(calls, 0, false)
 	if finish == "stop" {
@@ -169,19 +196,15 @@ func addToolCalls(msg map[string]any, tp *chat.ToolParser, content, finish strin
 }
 
 // streamToolCalls passes a streamed content piece through the choice's
-// tool parser, puts completed calls into delta.tool_calls and returns the
-// content left and the finish reason.
-func streamToolCalls(tp *chat.ToolParser, ev event, content string, delta map[string]any) (string, string) {
-	text, calls := tp.Add(content)
-	if ev.done {
-		t2, k2 := tp.Flush()
-		text, calls = text+t2, append(calls, k2...)
-	}
+// answer parser, puts completed calls into delta.tool_calls and returns
+// the content left and the finish reason.
+func streamToolCalls(a *answer, ev event, content string, delta map[string]any) (string, string) {
+	text, calls := a.add(content, ev.done)
 	if len(calls) > 0 {
-		delta["tool_calls"] = toolCallsJSON(calls, tp.Calls()-len(calls), true)
+		delta["tool_calls"] = toolCallsJSON(calls, a.calls()-len(calls), true)
 	}
 	finish := ev.finish
-	if ev.done && tp.Calls() > 0 && finish == "stop" {
+	if ev.done && a.calls() > 0 && finish == "stop" {
 		finish = "tool_calls"
 	}
 	return text, finish

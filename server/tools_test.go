@@ -48,7 +48,7 @@ func TestToolCallsRequired(t *testing.T) {
 		})
 		for _, choice := range []string{`"required"`, `{"type": "function", "function": {"name": "get_weather"}}`} {
 			body := jsonf(`{"messages": [{"role": "user", "content": "weather in Paris?"}], "max_tokens": 300, "temperature": 0,
-				"tools": %s, "tool_choice": %s}`, toolsJSON, choice)
+				"tools": %s, "tool_choice": %s, "parallel_tool_calls": false}`, toolsJSON, choice)
 			code, m := ts.post(t, "/v1/chat/completions", body)
 			if code != 200 {
 				t.Fatalf("%s: status %d %v", tmpl, code, m)

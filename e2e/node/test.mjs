@@ -188,7 +188,7 @@ function checkWeatherCall(call) {
 
 test("tool calls, whole and streamed", async () => {
   const req = {
-    model: "x", max_tokens: 300, temperature: 0, tools: [weatherTool], tool_choice: "required",
+    model: "x", max_tokens: 300, temperature: 0, tools: [weatherTool], tool_choice: "required", parallel_tool_calls: false,
     messages: [{ role: "user", content: "Weather in Paris?" }],
   };
   const r = await client.chat.completions.create(req);

@@ -90,14 +90,9 @@ func (f ToolFormat) Grammar(tools []Tool, choice ToolChoice, parallel bool) (Too
 	var tg ToolGrammar
 	switch f {
 	case ToolsHermes:
-		call := hermesCalls(c, tools)
-		root := `"<tool_call>" space ` + call + ` "</tool_call>" space`
-		if parallel {
-			root = "(" + root + ")+"
-		}
-		c.AddRule("root", root)
+		hermesGrammar(c, tools, choice.Forced(), parallel)
 		if !choice.Forced() {
-			tg.Triggers = []grammar.Trigger{{Word: hermesOpen}}
+			tg.Triggers = []grammar.Trigger{{Word: hermesOpen + "\n"}}
 		}
 	case ToolsLlama3:
 		var alts []string
@@ -127,17 +122,32 @@ func (f ToolFormat) Grammar(tools []Tool, choice ToolChoice, parallel bool) (Too
 	return tg, err
 }
 
-// hermesCalls adds one schema rule per tool ({"name": const, "arguments":
-// parameters}) and returns their alternation.
-func hermesCalls(c *grammar.Converter, tools []Tool) string {
+// hermesGrammar adds the rules llama.cpp's template analysis generates for
+// a Qwen/Hermes template (same names and text, without the generation
+// prompt it prefills): calls wrapped in <tool_call>\n … </tool_call>, each
+// {"name": …, "arguments": …} in that order, several per block when
+// parallel, any number of blocks; forced: from the first token, else from
+// the trigger on.
+func hermesGrammar(c *grammar.Converter, tools []Tool, forced, parallel bool) {
 	var alts []string
 	for _, t := range tools {
-		s := obj("type", str("object"),
-			"properties", obj("name", obj("const", str(t.Name)), "arguments", schemaCopy(t.Parameters)),
-			"required", arr(str("name"), str("arguments")))
-		alts = append(alts, c.Visit(s, t.Name+"-call"))
+		schema := c.Visit(t.Parameters, "tool-"+t.Name+"-schema")
+		alts = append(alts, c.AddRule("tool-"+t.Name, `"{" space "\"name\"" space ":" space ("\"" `+grammar.FormatLiteral(t.Name)+
+			` "\"") space "," space "\"arguments\"" space ":" space `+schema+` space "}"`))
 	}
-	return c.AddRule("tool_call", strings.Join(alts, " | "))
+	choice := "(" + strings.Join(alts, " | ") + ")"
+	call := `"<tool_call>\n" space ` + choice
+	if parallel {
+		call += ` (space "," space ` + choice + `)*`
+	}
+	c.AddRule("tool-call", call+` space "</tool_call>"`)
+	if forced {
+		c.AddRule("tool-calls", "(tool-call space)+")
+		c.AddRule("root", "space tool-calls")
+		return
+	}
+	c.AddRule("tool-calls", "(tool-call? space)+")
+	c.AddRule("root", "tool-call | tool-calls")
 }
 
 // genericSchema is llama.cpp's generic tool-call schema.

@@ -147,32 +147,43 @@ func (p *ToolParser) Flush() (string, []ToolCall) {
 	return rest, nil
 }
 
-// parseCall reads the body of one call in the family's JSON shape.
+// parseCall reads the body of one call block in the family's JSON shape;
+// a Hermes block may hold several objects separated by commas (parallel
+// calls). Arguments keep their source text, as llama.cpp returns them.
 func (p *ToolParser) parseCall(body string) ([]ToolCall, bool) {
-	v, err := grammar.ParseJSON([]byte(strings.TrimSpace(body)))
-	if err != nil {
-		return nil, false
-	}
-	var objs []*grammar.Value
+	body = strings.TrimSpace(body)
+	var objs []string
 	argsKey := "arguments"
 	switch p.f {
 	case ToolsMistral:
-		if v.Kind != grammar.Array {
+		if !strings.HasPrefix(body, "[") || !strings.HasSuffix(body, "]") {
 			return nil, false
 		}
-		objs = v.Arr
+		list, ok := splitValues(body[1 : len(body)-1])
+		if !ok {
+			return nil, false
+		}
+		objs = list
 	case ToolsLlama3:
-		objs, argsKey = []*grammar.Value{v}, "parameters"
+		objs, argsKey = []string{body}, "parameters"
 	case ToolsGeneric:
-		if tc := v.Get("tool_call"); tc != nil {
-			objs = []*grammar.Value{tc}
-		} else if tcs := v.Get("tool_calls"); tcs != nil && tcs.Kind == grammar.Array {
-			objs = tcs.Arr
+		if tc := memberSpan(body, "tool_call"); tc != "" {
+			objs = []string{tc}
+		} else if tcs := memberSpan(body, "tool_calls"); strings.HasPrefix(tcs, "[") {
+			list, ok := splitValues(tcs[1 : len(tcs)-1])
+			if !ok {
+				return nil, false
+			}
+			objs = list
 		} else {
 			return nil, false
 		}
 	default:
-		objs = []*grammar.Value{v}
+		list, ok := splitValues(body)
+		if !ok {
+			return nil, false
+		}
+		objs = list
 	}
 	var calls []ToolCall
 	for _, o := range objs {
@@ -186,22 +197,50 @@ func (p *ToolParser) parseCall(body string) ([]ToolCall, bool) {
 	return calls, len(calls) > 0
 }
 
-func (p *ToolParser) callOf(o *grammar.Value, argsKey string) (ToolCall, bool) {
+// splitValues splits comma-separated JSON values, each of which must parse.
+func splitValues(s string) ([]string, bool) {
+	var out []string
+	i := skipBlank(s, 0)
+	for i < len(s) {
+		end, ok := valueEnd(s, i)
+		if !ok {
+			return nil, false
+		}
+		if _, err := grammar.ParseJSON([]byte(s[i:end])); err != nil {
+			return nil, false
+		}
+		out = append(out, s[i:end])
+		i = skipBlank(s, end)
+		if i < len(s) {
+			if s[i] != ',' {
+				return nil, false
+			}
+			i = skipBlank(s, i+1)
+		}
+	}
+	return out, len(out) > 0
+}
+
+func (p *ToolParser) callOf(text, argsKey string) (ToolCall, bool) {
+	o, err := grammar.ParseJSON([]byte(text))
+	if err != nil || o.Kind != grammar.Object {
+		return ToolCall{}, false
+	}
 	name := o.Get("name")
 	if name == nil || name.Kind != grammar.String || !p.names[name.Str] {
 		return ToolCall{}, false
 	}
-	args := o.Get(argsKey)
-	if args == nil && argsKey == "parameters" {
-		args = o.Get("arguments")
+	raw := memberSpan(text, argsKey)
+	if raw == "" && argsKey == "parameters" {
+		argsKey = "arguments"
+		raw = memberSpan(text, argsKey)
 	}
 	c := ToolCall{Name: name.Str, Arguments: "{}"}
-	switch {
-	case args == nil:
-	case args.Kind == grammar.String:
-		c.Arguments = args.Str
-	default:
-		c.Arguments = args.Dump()
+	if args := o.Get(argsKey); args != nil && raw != "" {
+		c.Arguments = raw
+		if args.Kind == grammar.String {
+			c.Arguments = args.Str
+		}
 	}
 	if id := o.Get("id"); id != nil && id.Kind == grammar.String && id.Str != "" {
 		c.ID = id.Str

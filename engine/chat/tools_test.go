@@ -48,7 +48,7 @@ func parseAll(f ToolFormat, tools []Tool, text string, n int) (string, []ToolCal
 // arrives whole or one byte at a time.
 func TestToolParser(t *testing.T) {
 	tools := mustTools(t)
-	weather := ToolCall{ID: "call_1", Name: "get_weather", Arguments: `{"city":"Paris","days":2}`}
+	weather := ToolCall{ID: "call_1", Name: "get_weather", Arguments: `{"city": "Paris", "days": 2}`}
 	cases := []struct {
 		f       ToolFormat
 		text    string
@@ -66,7 +66,9 @@ func TestToolParser(t *testing.T) {
 		{ToolsLlama3, "<|python_tag|>{\"name\": \"ping\", \"parameters\": {}}", "", []ToolCall{{ID: "call_1", Name: "ping", Arguments: "{}"}}},
 		{ToolsLlama3, "It is sunny.", "It is sunny.", nil},
 		{ToolsMistral, "Sure[TOOL_CALLS][{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 2}, \"id\": \"abcdefghi\"}]",
-			"Sure", []ToolCall{{ID: "abcdefghi", Name: "get_weather", Arguments: `{"city":"Paris","days":2}`}}},
+			"Sure", []ToolCall{{ID: "abcdefghi", Name: "get_weather", Arguments: `{"city": "Paris", "days": 2}`}}},
+		{ToolsHermes, "<tool_call>\n { \"name\" : \"ping\" , \"arguments\" : { } } , {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 2}}\n</tool_call>",
+			"", []ToolCall{{ID: "call_1", Name: "ping", Arguments: "{ }"}, {ID: "call_2", Name: "get_weather", Arguments: `{"city": "Paris", "days": 2}`}}},
 		{ToolsGeneric, "{\"tool_call\": {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 2}}}", "", []ToolCall{weather}},
 		{ToolsGeneric, "{\"response\": \"Hello!\"}", "Hello!", nil},
 	}
@@ -136,5 +138,29 @@ func TestToolCallArgumentsAsObjects(t *testing.T) {
 		Inputs{Messages: []Message{{Role: "assistant", ToolCalls: calls}}})
 	if want := `{"z": 1, "a": 2};"not json";`; got != want {
 		t.Fatalf("got %s, want %s", got, want)
+	}
+}
+
+// The JSON of a response_format answer comes out without blanks and
+// fence, whole or byte by byte.
+func TestJSONAnswer(t *testing.T) {
+	cases := map[string]string{
+		"  {\"a\": 1} \n":                   `{"a": 1}`,
+		"\n```json\n{\"a\": \"x`\"}\n```\n": "{\"a\": \"x`\"}",
+		"```json [1, 2] ```":                "[1, 2]",
+		"42":                                "42",
+	}
+	for in, want := range cases {
+		for _, n := range []int{len(in), 1, 2} {
+			var a JSONAnswer
+			var out strings.Builder
+			for i := 0; i < len(in); i += n {
+				out.WriteString(a.Add(in[i:min(i+n, len(in))]))
+			}
+			out.WriteString(a.Flush())
+			if out.String() != want {
+				t.Errorf("%q in pieces of %d: %q, want %q", in, n, out.String(), want)
+			}
+		}
 	}
 }
