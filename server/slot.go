@@ -48,6 +48,7 @@ func (sl *slot) start(t *task, keep int) {
 	sl.nGen, sl.sent, sl.thinkN = 0, 0, 0
 	sl.text = sl.text[:0]
 	sl.forced = nil
+	sl.tokens = sl.tokens[:0]
 	sl.thinking = t.inThink
 	sl.cachedN = keep
 	sl.t0 = time.Now()
@@ -103,7 +104,7 @@ func (s *scheduler) emitToken(sl *slot, tok int32, logits []float32) bool {
 	}
 	sl.nGen++
 	sl.last = tok
-	sl.tokens = append(sl.tokens[:0], tok)
+	sl.tokens = append(sl.tokens, tok) // reported with the next event: held-back text keeps its tokens
 	sl.probs = sl.probs[:0]
 	if t.logprobs && logits != nil {
 		sl.probs = append(sl.probs, logprobsOf(s.tok, logits, tok, t.nProbs))
@@ -128,6 +129,7 @@ func (s *scheduler) emitToken(sl *slot, tok int32, logits []float32) bool {
 		ev := event{text: string(sl.text[sl.sent:max(safe, sl.sent)])}
 		ev.probs = append([]tokenLogprobs(nil), sl.probs...)
 		ev.tokens = append([]int32(nil), sl.tokens...)
+		sl.tokens = sl.tokens[:0]
 		sl.sent = max(safe, sl.sent)
 		t.send(ev)
 	}

@@ -2,7 +2,6 @@ package server
 
 import (
 	"crypto/rand"
-	"strings"
 
 	"github.com/waggle-llm/waggle/engine/chat"
 	"github.com/waggle-llm/waggle/engine/grammar"
@@ -30,6 +29,9 @@ func (s *Server) planTools(r *rawRequest) (*toolPlan, *apiError) {
 	choice, err := chat.ParseToolChoice(g.ToolChoice, tools)
 	if err != nil {
 		return nil, badRequest("tool_choice", "%v", err)
+	}
+	if len(tools) > 0 {
+		r.Tools = chat.ToolsJSON(tools) // what the template sees, as llama.cpp normalises it
 	}
 	if len(tools) == 0 {
 		if choice.Forced() {
@@ -181,9 +183,6 @@ func toolCallsJSON(calls []chat.ToolCall, first int, delta bool) []map[string]an
 // by itself (llama.cpp: an end-of-generation token or a stop word).
 func addToolCalls(msg map[string]any, a *answer, content, finish string) string {
 	text, calls := a.add(content, true)
-	if len(calls) > 0 {
-		text = strings.TrimSpace(text)
-	}
 	msg["content"] = text
 	if len(calls) == 0 {
 		return finish

@@ -4,9 +4,10 @@ import "strings"
 
 // JSONAnswer extracts the JSON value from an answer constrained by a chat
 // response_format grammar, which (as llama.cpp's) allows blanks and a
-// ```json … ``` fence around the value; the message content is the value
-// alone. Streamed text that may still turn out to be the fence or
-// trailing blanks is held back until it resolves or Flush.
+// ```json … ``` fence around the value. As in llama.cpp the content starts
+// at the value and keeps the blanks after it, without the fence. Streamed
+// text that may still be the fence is held back until it resolves or
+// Flush.
 type JSONAnswer struct {
 	started bool
 	fenced  bool
@@ -36,23 +37,23 @@ func (a *JSONAnswer) Add(text string) string {
 		a.started = true
 		s = t
 	}
-	cut := len(strings.TrimRight(s, " \t\r\n`"))
 	if !a.fenced {
-		cut = len(strings.TrimRight(s, " \t\r\n"))
+		return s
 	}
+	cut := len(strings.TrimRight(s, "`"))
 	a.pending = s[cut:]
 	return s[:cut]
 }
 
-// Flush returns what was held back, without blanks and the closing fence.
+// Flush returns what was held back, without a closing fence.
 func (a *JSONAnswer) Flush() string {
-	p := strings.TrimRight(a.pending, " \t\r\n")
+	p := a.pending
 	a.pending = ""
 	if !a.started {
 		return ""
 	}
 	if a.fenced {
-		p = strings.TrimRight(strings.TrimSuffix(p, fenceClose), " \t\r\n")
+		p = strings.TrimSuffix(p, fenceClose)
 	}
 	return p
 }

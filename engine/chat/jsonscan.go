@@ -95,3 +95,47 @@ func memberSpan(obj, key string) string {
 		i++
 	}
 }
+
+// members reads the top-level members of the JSON object starting at
+// obj[i] as raw source spans, stopping at the first member that does not
+// complete (llama.cpp's lenient parse of output cut off at the end). It
+// returns the spans by key (first occurrence) and the index after the
+// object, or -1 when the object does not close.
+func members(obj string, i int) (map[string]string, int) {
+	out := map[string]string{}
+	i = skipBlank(obj, i)
+	if i >= len(obj) || obj[i] != '{' {
+		return out, -1
+	}
+	i++
+	for {
+		i = skipBlank(obj, i)
+		if i < len(obj) && obj[i] == '}' {
+			return out, i + 1
+		}
+		if i >= len(obj) || obj[i] != '"' {
+			return out, -1
+		}
+		kEnd, ok := stringEnd(obj, i)
+		if !ok {
+			return out, -1
+		}
+		k := obj[i+1 : kEnd-1]
+		i = skipBlank(obj, kEnd)
+		if i >= len(obj) || obj[i] != ':' {
+			return out, -1
+		}
+		i = skipBlank(obj, i+1)
+		vEnd, ok := valueEnd(obj, i)
+		if !ok || vEnd >= len(obj) && obj[i] != '"' && obj[i] != '{' && obj[i] != '[' {
+			return out, -1 // a number or literal at the very end may be cut off
+		}
+		if _, dup := out[k]; !dup {
+			out[k] = obj[i:vEnd]
+		}
+		i = skipBlank(obj, vEnd)
+		if i < len(obj) && obj[i] == ',' {
+			i++
+		}
+	}
+}

@@ -48,10 +48,20 @@ func (p *ToolParser) Add(text string) (string, []ToolCall) {
 }
 
 // addTagged streams content until the open marker and parses each call up
-// to the close marker (or, without one, to the end of the output).
+// to the close marker (or, without one, to the end of the output). As in
+// llama.cpp's parser the blanks that start the answer and those between
+// calls are not content; text before a call is, verbatim.
 func (p *ToolParser) addTagged(open, close string) (string, []ToolCall) {
 	var content strings.Builder
 	var calls []ToolCall
+	if !p.decided {
+		t := strings.TrimLeft(p.buf, " \t\r\n")
+		if t == "" {
+			p.buf = ""
+			return "", nil
+		}
+		p.buf, p.decided = t, true
+	}
 	for {
 		if p.inCall {
 			if close == "" {
@@ -74,13 +84,11 @@ func (p *ToolParser) addTagged(open, close string) (string, []ToolCall) {
 		i := strings.Index(p.buf, open)
 		if i < 0 {
 			keep := partialSuffix(p.buf, open)
-			body := p.buf[:len(p.buf)-keep]
-			ws := len(body) - len(strings.TrimRight(body, " \t\r\n"))
-			content.WriteString(body[:len(body)-ws])
-			p.buf = p.buf[len(body)-ws:]
+			content.WriteString(p.buf[:len(p.buf)-keep])
+			p.buf = p.buf[len(p.buf)-keep:]
 			return p.visible(content.String()), calls
 		}
-		content.WriteString(strings.TrimRight(p.buf[:i], " \t\r\n"))
+		content.WriteString(p.buf[:i])
 		p.buf = p.buf[i+len(open):]
 		p.inCall = true
 	}
@@ -126,11 +134,10 @@ func (p *ToolParser) Flush() (string, []ToolCall) {
 		if calls, ok := p.parseCall(rest); ok {
 			return "", calls
 		}
-		open := hermesOpen
-		if p.f == ToolsMistral {
-			open = mistralTag
+		if calls := p.lenientCalls(rest); len(calls) > 0 {
+			return "", calls
 		}
-		return open + rest, nil
+		return "", nil // a call cut off before its name and arguments
 	case p.hold:
 		if calls, ok := p.parseCall(strings.TrimPrefix(strings.TrimSpace(rest), pythonTag)); ok {
 			return "", calls
@@ -143,8 +150,66 @@ func (p *ToolParser) Flush() (string, []ToolCall) {
 	}
 	if p.nCalls > 0 {
 		rest = strings.TrimSpace(rest)
+		if (p.f == ToolsHermes || p.f == ToolsMistral) && partialSuffix(rest, p.marker()) == len(rest) {
+			rest = "" // the start of another call, cut off
+		}
 	}
 	return rest, nil
+}
+
+func (p *ToolParser) marker() string {
+	if p.f == ToolsMistral {
+		return mistralTag
+	}
+	return hermesOpen
+}
+
+// lenientCalls reads the calls of a block cut off at the end of the output
+// as llama.cpp's lenient final parse does: each call whose name and
+// arguments are complete counts, even when its object or the block is not
+// closed.
+func (p *ToolParser) lenientCalls(body string) []ToolCall {
+	if p.f != ToolsHermes {
+		return nil
+	}
+	var calls []ToolCall
+	i := 0
+	for {
+		m, end := members(body, i)
+		c, ok := p.callFrom(m["name"], m["arguments"], m["id"])
+		if !ok {
+			break
+		}
+		calls = append(calls, c)
+		if end < 0 {
+			break
+		}
+		i = skipBlank(body, end)
+		if i >= len(body) || body[i] != ',' {
+			break
+		}
+		i++
+	}
+	p.nCalls += len(calls)
+	return calls
+}
+
+// callFrom makes a call from raw member texts (name and id JSON strings).
+func (p *ToolParser) callFrom(nameRaw, argsRaw, idRaw string) (ToolCall, bool) {
+	name, err := grammar.ParseJSON([]byte(nameRaw))
+	if err != nil || name.Kind != grammar.String || !p.names[name.Str] || argsRaw == "" {
+		return ToolCall{}, false
+	}
+	if _, err := grammar.ParseJSON([]byte(argsRaw)); err != nil {
+		return ToolCall{}, false
+	}
+	c := ToolCall{Name: name.Str, Arguments: argsRaw}
+	if id, err := grammar.ParseJSON([]byte(idRaw)); err == nil && id.Kind == grammar.String && id.Str != "" {
+		c.ID = id.Str
+	} else if p.newID != nil {
+		c.ID = p.newID()
+	}
+	return c, true
 }
 
 // parseCall reads the body of one call block in the family's JSON shape;

@@ -146,3 +146,16 @@ func objectArguments(calls any, orders *keyOrders) {
 		}
 	}
 }
+
+// ToolsJSON is the tools array as llama.cpp hands it to templates: each
+// {"type": "function", "function": {"name", "description" (empty when
+// absent), "parameters" (an empty object when absent)}}, other keys
+// dropped.
+func ToolsJSON(tools []Tool) json.RawMessage {
+	list := make([]*grammar.Value, len(tools))
+	for i, t := range tools {
+		list[i] = obj("type", str("function"), "function",
+			obj("name", str(t.Name), "description", str(t.Description), "parameters", t.Parameters))
+	}
+	return json.RawMessage(arr(list...).Dump())
+}

@@ -55,13 +55,16 @@ func TestToolParser(t *testing.T) {
 		content string
 		calls   []ToolCall
 	}{
-		{ToolsHermes, "Let me check.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 2}}\n</tool_call>",
-			"Let me check.", []ToolCall{weather}},
+		{ToolsHermes, " \nLet me check.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 2}}\n</tool_call>",
+			"Let me check.\n", []ToolCall{weather}},
 		{ToolsHermes, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 2}}\n</tool_call>\n<tool_call>\n{\"name\": \"ping\", \"arguments\": {}}\n</tool_call>",
 			"", []ToolCall{weather, {ID: "call_2", Name: "ping", Arguments: "{}"}}},
 		{ToolsHermes, "no tools <tool here", "no tools <tool here", nil},
 		{ToolsHermes, "<tool_call>{\"name\": \"nope\"}</tool_call>", "<tool_call>{\"name\": \"nope\"}</tool_call>", nil},
 		{ToolsHermes, "<tool_call>\n{\"name\": \"ping\", \"arguments\": {}}", "", []ToolCall{{ID: "call_1", Name: "ping", Arguments: "{}"}}},
+		{ToolsHermes, "<tool_call>\n{\"name\": \"ping\", \"arguments\": {}", "", []ToolCall{{ID: "call_1", Name: "ping", Arguments: "{}"}}},
+		{ToolsHermes, "<tool_call>\n{\"name\": \"ping\", \"argu", "", nil},
+		{ToolsHermes, "<tool_call>\n{\"name\": \"ping\", \"arguments\": {}}</tool_call> <tool_c", "", []ToolCall{{ID: "call_1", Name: "ping", Arguments: "{}"}}},
 		{ToolsLlama3, "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\", \"days\": 2}}", "", []ToolCall{weather}},
 		{ToolsLlama3, "<|python_tag|>{\"name\": \"ping\", \"parameters\": {}}", "", []ToolCall{{ID: "call_1", Name: "ping", Arguments: "{}"}}},
 		{ToolsLlama3, "It is sunny.", "It is sunny.", nil},
@@ -141,14 +144,14 @@ func TestToolCallArgumentsAsObjects(t *testing.T) {
 	}
 }
 
-// The JSON of a response_format answer comes out without blanks and
-// fence, whole or byte by byte.
+// The JSON of a response_format answer comes out without the blanks before
+// it and without the fence, whole or byte by byte.
 func TestJSONAnswer(t *testing.T) {
 	cases := map[string]string{
-		"  {\"a\": 1} \n":                   `{"a": 1}`,
-		"\n```json\n{\"a\": \"x`\"}\n```\n": "{\"a\": \"x`\"}",
-		"```json [1, 2] ```":                "[1, 2]",
-		"42":                                "42",
+		"  {\"a\": 1} \n":                 "{\"a\": 1} \n",
+		"\n```json\n{\"a\": \"x`\"}\n```": "{\"a\": \"x`\"}\n",
+		"```json [1, 2] ```":              "[1, 2] ",
+		"42":                              "42",
 	}
 	for in, want := range cases {
 		for _, n := range []int{len(in), 1, 2} {
