@@ -131,10 +131,8 @@ func (s *Server) handleChat(ctx *fasthttp.RequestCtx) {
 	r.inThink = inThink
 	j, e := s.newJob(&r, [][]int32{prompt}, "chatcmpl-", true)
 	if e == nil {
-		pres := s.preserved(r.tools)
 		for _, t := range j.tasks {
 			t.inThink, t.closeThink = inThink, s.closeThink()
-			t.preserved = pres
 		}
 		e = s.submit(j)
 	}

@@ -22,6 +22,7 @@ type grammarRequest struct {
 	GrammarTriggers   json.RawMessage `json:"grammar_triggers"`
 	ToolChoice        json.RawMessage `json:"tool_choice"`
 	ParallelToolCalls *bool           `json:"parallel_tool_calls"`
+	PreservedTokens   []string        `json:"preserved_tokens"`
 
 	cons     *constraint
 	compiled bool
@@ -241,6 +242,7 @@ func anchorPattern(p string) string {
 // grammar and sets it on the task's sampler. A derived grammar on a prompt
 // that opened a think block waits behind a thinkGate.
 func (s *Server) attachConstraint(r *rawRequest, t *task) *apiError {
+	t.preserved = s.preserved(r)
 	c, e := s.grammarFor(r)
 	if e != nil || c == nil {
 		return e

@@ -101,3 +101,41 @@ func TestGrammarServerDefault(t *testing.T) {
 		t.Fatalf("a request's grammar must replace the default: status %d, output %q", code, got)
 	}
 }
+
+// Under a grammar, a speculating server answers exactly what a plain one
+// answers (drafts the grammar rejects are cut before verification).
+func TestGrammarWithSpeculation(t *testing.T) {
+	plain := newTestServer(t, func(c *Config) { c.Parallel, c.CtxSize = 3, 768 })
+	specd := newTestServer(t, withSpec(false))
+	extra := `, "grammar": "root ::= [^eE]{10,40}"`
+	drafted := 0
+	for _, p := range specPrompts {
+		want, _ := greedy(t, plain, p, extra)
+		got, tm := greedy(t, specd, p, extra)
+		if got != want {
+			t.Fatalf("prompt %s: speculative %q, plain %q", p, got, want)
+		}
+		if strings.ContainsAny(got, "eE") {
+			t.Fatalf("output %q breaks the grammar", got)
+		}
+		drafted += num(tm, "draft_n")
+	}
+	if drafted == 0 {
+		t.Fatal("nothing was drafted; the test needs drafts")
+	}
+}
+
+// preserved_tokens shows special tokens in the output (a grammar forces
+// <unk> here, which is otherwise hidden).
+func TestPreservedTokens(t *testing.T) {
+	ts := newTestServer(t, nil)
+	body := `{"prompt": "x", "n_predict": 4, "temperature": 0, "grammar": "root ::= \"a\" <[0]> \"b\""%s}`
+	_, m := ts.post(t, "/completion", jsonf(body, ""))
+	if got := completionText(t, m); got != "ab" {
+		t.Fatalf("without preserved_tokens: %q", got)
+	}
+	_, m = ts.post(t, "/completion", jsonf(body, `, "preserved_tokens": ["<unk>"]`))
+	if got := completionText(t, m); got != "a<unk>b" {
+		t.Fatalf("with preserved_tokens: %q", got)
+	}
+}

@@ -79,15 +79,20 @@ func (p *toolPlan) withToolSystem(msgs []chat.Message) []chat.Message {
 	return append([]chat.Message{{Role: "system", Content: chat.GenericSystemPrompt}}, msgs...)
 }
 
-// preserved returns the ids of the single tokens spelling the family's
-// markers, which the output must show even when they are special tokens
-// (llama.cpp's preserved_tokens).
-func (s *Server) preserved(p *toolPlan) map[int32]bool {
-	if p == nil {
+// preserved returns the ids of the single tokens spelling the request's
+// preserved_tokens and its tool family's markers, which the output shows
+// even when they are special tokens (llama.cpp's preserved_tokens; a text
+// that is not one token is ignored, as there).
+func (s *Server) preserved(r *rawRequest) map[int32]bool {
+	texts := r.PreservedTokens
+	if r.tools != nil {
+		texts = append(texts, r.tools.format.PreservedTokens()...)
+	}
+	if len(texts) == 0 {
 		return nil
 	}
 	out := map[int32]bool{}
-	for _, m := range p.format.PreservedTokens() {
+	for _, m := range texts {
 		if ids := s.cfg.Tokenizer.Encode(m, false, true); len(ids) == 1 {
 			out[ids[0]] = true
 		}
