@@ -90,3 +90,27 @@ func allowedList(m *Matcher, n int) []int32 {
 	}
 	return out
 }
+
+// FuzzSchemaToGrammar: any JSON converts to a grammar or an error, without
+// panics, hangs or unbounded output.
+func FuzzSchemaToGrammar(f *testing.F) {
+	for _, s := range []string{`{}`, `{"type": "object", "properties": {"a": {"type": "string", "pattern": "^a(b|c){2,3}$"}}}`,
+		`{"type": "integer", "minimum": -12, "maximum": 345}`, `{"anyOf": [{"$ref": "#/$defs/x"}], "$defs": {"x": {"enum": [1, "a"]}}}`,
+		`{"allOf": [{"properties": {"a": {}}}, {"anyOf": [{"properties": {"b": {}}}]}]}`, `{"type": "array", "items": {"type": "number"}, "minItems": 3}`,
+		`{"$ref": "#/$defs/a", "$defs": {"a": {"$ref": "#/$defs/a"}}}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 4096 {
+			return
+		}
+		v, err := ParseJSON([]byte(s))
+		if err != nil {
+			return
+		}
+		g, err := SchemaToGrammar(v)
+		if err == nil && len(g) > 1<<20 {
+			t.Fatalf("a %d-byte schema gave a %d-byte grammar", len(s), len(g))
+		}
+	})
+}
