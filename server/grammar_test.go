@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/waggle-llm/waggle/engine/grammar"
 )
 
 // A grammar, a JSON schema and response_format constrain the output on
@@ -137,5 +139,42 @@ func TestPreservedTokens(t *testing.T) {
 	_, m = ts.post(t, "/completion", jsonf(body, `, "preserved_tokens": ["<unk>"]`))
 	if got := completionText(t, m); got != "a<unk>b" {
 		t.Fatalf("with preserved_tokens: %q", got)
+	}
+}
+
+// A derived grammar waits while the model thinks: everything is allowed
+// until the output closes the think block, then the grammar applies.
+func TestThinkGate(t *testing.T) {
+	ts := newTestServer(t, nil)
+	tk := ts.cfg.Tokenizer
+	g, err := grammar.Parse(`root ::= " "? "yes"`, nil) // SPM pieces may start with a space
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := &thinkGate{m: grammar.NewMatcher(g, ts.grammarIndex()), waiting: true, piece: tk.Piece}
+	byPiece := func(p string) int32 {
+		for id := range int32(tk.NVocab()) {
+			if tk.Piece(id, true) == p {
+				return id
+			}
+		}
+		t.Fatalf("no token %q", p)
+		return -1
+	}
+	z := byPiece("z")
+	if !gate.Allowed(z) {
+		t.Fatal("a waiting gate must allow everything")
+	}
+	for _, tok := range tk.Encode("hmm </think>", false, true) {
+		gate.Accept(tok)
+	}
+	y := byPiece("y")
+	if gate.waiting || gate.Allowed(z) || !gate.Allowed(y) {
+		t.Fatalf("after </think> the grammar must apply (waiting %v)", gate.waiting)
+	}
+	c := gate.CloneConstraint().(*thinkGate)
+	c.Accept(y)
+	if gate.m.Done() || !gate.Allowed(y) {
+		t.Fatal("the clone's progress leaked into the original")
 	}
 }
