@@ -32,6 +32,7 @@ type patternConv struct {
 	i      int
 	subIDs map[string]string
 	nSub   int
+	depth  int // open groups
 }
 
 // visitPattern translates a JSON-schema pattern, which must be anchored
@@ -108,7 +109,11 @@ func (pc *patternConv) transform() (seqItem, bool) {
 					return pc.fail("unsupported pattern syntax at %q (lookahead and lookbehind cannot be expressed in a grammar)", p[pc.i-1:])
 				}
 			}
+			if pc.depth++; pc.depth > MaxNesting {
+				return pc.fail("groups in the pattern nest deeper than %d", MaxNesting)
+			}
 			inner, ok := pc.transform()
+			pc.depth--
 			if !ok {
 				return inner, false
 			}

@@ -59,7 +59,8 @@ func TestSchemaToGrammarMatchesLlamaCpp(t *testing.T) {
 // Patterns llama.cpp cannot translate are errors that name the pattern,
 // not silent approximations or hangs.
 func TestSchemaPatternErrors(t *testing.T) {
-	for _, p := range []string{`^(?=a)b$`, `^a]$`, `^a{2,x}$`, `^*a$`, `^[ab$`} {
+	deep := "^" + strings.Repeat("(", MaxNesting+1) + "a" + strings.Repeat(")", MaxNesting+1) + "$"
+	for _, p := range []string{`^(?=a)b$`, `^a]$`, `^a{2,x}$`, `^*a$`, `^[ab$`, deep} {
 		v, _ := ParseJSON([]byte(`{"type": "string", "pattern": ` + strings.ReplaceAll(`"`+p+`"`, `\`, `\\`) + `}`))
 		if _, err := SchemaToGrammar(v); err == nil {
 			t.Errorf("pattern %q accepted", p)
