@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -33,6 +34,9 @@ type Server struct {
 	// specClose releases what the speculative strategies hold.
 	specClose func() error
 	gram      grammarState
+	// eog bans every end-of-generation token (ignore_eos), built once.
+	eog     []LogitBias
+	eogOnce sync.Once
 }
 
 // attachSpeculator builds the configured Speculator over the session.

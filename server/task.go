@@ -35,6 +35,7 @@ type task struct {
 	gram *grammar.Matcher
 	// preserved are special tokens shown in the output (tool-call markers).
 	preserved map[int32]bool
+	guard     LoopGuardParams // the reasoning loop guard's settings
 
 	cancelled atomic.Bool
 	out       *mailbox // shared by the tasks of one request
@@ -62,7 +63,9 @@ type event struct {
 	done       bool
 	finish     string // "stop" or "length"
 	stopType   string // eos, word, limit (llama.cpp's stop_type)
+	stopDetail string // token_limit or loop_guard when stopType is limit
 	stopWord   string
+	loop       *loopReport // set when the loop guard fired
 	err        error
 	slot       int
 	promptN    int // prompt tokens evaluated (not from cache)

@@ -104,8 +104,9 @@ func (s *Sampler) resample(logits []float32) int32 {
 }
 
 // argmaxAllowed is the greedy pick among the tokens the constraint allows:
-// the lowest id with the highest penalized logit. When it allows none, the
-// unconstrained argmax is returned (and the constraint fails on Accept).
+// the lowest id with the highest biased (and penalized) logit, as argmax
+// computes it. When it allows none, the unconstrained argmax is returned
+// (and the constraint fails on Accept).
 func (s *Sampler) argmaxAllowed(logits []float32) int32 {
 	for i, l := range logits {
 		s.buf[i] = Candidate{ID: int32(i), Logit: l}
@@ -116,7 +117,7 @@ func (s *Sampler) argmaxAllowed(logits []float32) int32 {
 		if s.buf[i].Logit == negInf {
 			continue
 		}
-		if l := s.penalized(logits, i); l > bestL || best < 0 && l == l {
+		if l := s.biasedLogit(logits, i); l > bestL || best < 0 && l == l {
 			best, bestL = i, l
 		}
 	}
