@@ -39,6 +39,7 @@ func (s *Server) chatPrompt(r *rawRequest) ([]int32, string, bool, *apiError) {
 			return nil, "", false, badRequest("chat_template_kwargs", "enable_thinking must be a boolean")
 		}
 	}
+	msgs = r.tools.withToolSystem(msgs)
 	addGen := r.AddGenerationPrompt == nil || *r.AddGenerationPrompt
 	text, err := s.tmpl.Render(chat.Inputs{
 		Messages: msgs, Tools: r.Tools, AddGenerationPrompt: addGen, Kwargs: kwargs,
@@ -111,6 +112,7 @@ func normaliseMessage(m rawMessage, i int) (chat.Message, *apiError) {
 
 func (s *Server) handleChat(ctx *fasthttp.RequestCtx) {
 	var r rawRequest
+	var e0 *apiError
 	if e := decodeRequest(ctx.PostBody(), &r); e != nil {
 		writeError(ctx, e)
 		return
@@ -124,11 +126,16 @@ func (s *Server) handleChat(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, badRequest("reasoning_format", "%v", err))
 		return
 	}
+	if r.tools, e0 = s.planTools(&r); e0 != nil {
+		writeError(ctx, e0)
+		return
+	}
 	prompt, text, inThink, e := s.chatPrompt(&r)
 	if e != nil {
 		writeError(ctx, e)
 		return
 	}
+	r.inThink = inThink
 	j, e := s.newJob(&r, [][]int32{prompt}, "chatcmpl-", true)
 	if e == nil {
 		for _, t := range j.tasks {
@@ -146,8 +153,9 @@ func (s *Server) handleChat(ctx *fasthttp.RequestCtx) {
 		parsers[i] = chat.NewReasoning(format, inThink)
 		prefill[i] = thinkPrefill(format, inThink, text)
 	}
+	tps := r.newAnswers(len(j.tasks))
 	if j.stream {
-		s.streamChat(ctx, j, parsers, prefill)
+		s.streamChat(ctx, j, parsers, prefill, tps)
 		return
 	}
 	cs, e := j.collect()
@@ -155,7 +163,7 @@ func (s *Server) handleChat(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, e)
 		return
 	}
-	s.writeJSON(ctx, s.chatResponse(j, cs, parsers, prefill))
+	s.writeJSON(ctx, s.chatResponse(j, cs, parsers, prefill, tps))
 }
 
 // thinkPrefill is what reasoning_format "none" puts before the model's
@@ -182,17 +190,21 @@ func firstNonEmpty(a, b string) string {
 	return b
 }
 
-func (s *Server) chatResponse(j *job, cs []*choice, parsers []*chat.Reasoning, prefill []string) map[string]any {
+func (s *Server) chatResponse(j *job, cs []*choice, parsers []*chat.Reasoning, prefill []string, tps []*answer) map[string]any {
 	choices := make([]map[string]any, len(cs))
 	for i, c := range cs {
 		p := parsers[i]
 		c1, r1 := p.Add(string(c.text))
 		c2, r2 := p.Flush()
 		msg := map[string]any{"role": "assistant", "content": prefill[i] + c1 + c2}
+		finish := c.last.finish
+		if tps != nil {
+			finish = addToolCalls(msg, tps[i], c1+c2, finish)
+		}
 		if r1+r2 != "" {
 			msg["reasoning_content"] = r1 + r2
 		}
-		ch := map[string]any{"index": i, "message": msg, "finish_reason": c.last.finish, "logprobs": nil}
+		ch := map[string]any{"index": i, "message": msg, "finish_reason": finish, "logprobs": nil}
 		if j.logprobs {
 			ch["logprobs"] = map[string]any{"content": chatLogprobs(c.probs)}
 		}
@@ -209,10 +221,10 @@ func (s *Server) chatResponse(j *job, cs []*choice, parsers []*chat.Reasoning, p
 const fingerprint = "waggle"
 
 // streamChat streams chat.completion.chunk events: a role delta, content
-// and reasoning deltas, a finish chunk per choice, then (include_usage)
-// a usage chunk, and [DONE]. The last chunk before [DONE] carries the
-// timings, as llama-server's does.
-func (s *Server) streamChat(ctx *fasthttp.RequestCtx, j *job, parsers []*chat.Reasoning, prefill []string) {
+// and reasoning deltas (or tool-call deltas when the request has tools), a
+// finish chunk per choice, then (include_usage) a usage chunk, and [DONE].
+// The last chunk before [DONE] carries the timings, as llama-server's does.
+func (s *Server) streamChat(ctx *fasthttp.RequestCtx, j *job, parsers []*chat.Reasoning, prefill []string, tps []*answer) {
 	chunk := func(choices []map[string]any) map[string]any {
 		return map[string]any{"id": j.id, "object": "chat.completion.chunk", "created": j.created,
 			"model": j.model, "system_fingerprint": fingerprint, "choices": choices}
@@ -233,6 +245,10 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, j *job, parsers []*chat.Re
 			content, prefill[ev.index] = prefill[ev.index]+content, ""
 		}
 		delta := map[string]any{}
+		finish := ev.finish
+		if tps != nil {
+			content, finish = streamToolCalls(tps[ev.index], ev, content, delta)
+		}
 		if content != "" {
 			delta["content"] = content
 		}
@@ -247,7 +263,7 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, j *job, parsers []*chat.Re
 			out.data(chunk([]map[string]any{ch}))
 		}
 		if ev.done {
-			c := chunk([]map[string]any{{"index": ev.index, "finish_reason": ev.finish, "delta": map[string]any{}}})
+			c := chunk([]map[string]any{{"index": ev.index, "finish_reason": finish, "delta": map[string]any{}}})
 			if !j.usage {
 				_, c["timings"] = j.totals([]event{ev})
 			}
