@@ -94,7 +94,9 @@ func TestToolCallsRequired(t *testing.T) {
 // template (tool_call_id and arguments round-trip), and the prompt shows
 // the tools.
 func TestToolMessagesRender(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.ChatTemplate, c.CtxSize, c.Parallel, c.CtxBeyondTrain = qwenTemplate(t), 1024, 1, true })
+	ts := newTestServer(t, func(c *Config) {
+		c.ChatTemplate, c.CtxSize, c.Parallel, c.CtxBeyondTrain = qwenTemplate(t), 1024, 1, true
+	})
 	body := jsonf(`{"messages": [{"role": "user", "content": "weather?"},
 		{"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Oslo\"}"}}]},
 		{"role": "tool", "tool_call_id": "c1", "content": "sunny"}], "tools": %s}`, toolsJSON)
