@@ -77,6 +77,9 @@ func checkAll(t *testing.T, l *engine.Loaded, text string, n int, exact bool) {
 		variants = append(variants, true)
 	}
 	for _, name := range spec.Order {
+		if name == "draft-eagle3" {
+			continue // needs a drafter bound to the target: spec/eagle3's tests
+		}
 		for _, adaptive := range variants {
 			chain := corruptChain(t, l, name)
 			got, sl, err := speculative(t, l, greedyParams(), chain, prompt, n, nctx, nil, nil, adaptive)
