@@ -147,6 +147,14 @@
 #define OFFS2(sh) OFFS1(sh); OFFSET(sh, RXB, SUM1)
 #define OFFS4(sh) OFFS2(sh); OFFSET(sh, RXC, SUM2); OFFSET(sh, RXD, SUM3)
 
+// SRLW_RW(sh, off, dst) and SLLW_RW set dst to the 16-bit lanes of off(RW)
+// shifted right or left by sh. VEX has no memory-operand form of a shift by
+// an immediate, and for one written that way the Go assembler silently emits
+// the AVX-512 (EVEX) encoding, so the AVX2 kernels load first; the AVX-512
+// section below redefines both as the single memory-operand instruction.
+#define SRLW_RW(sh, off, dst) VMOVDQU off(RW), dst; VPSRLW $sh, dst, dst
+#define SLLW_RW(sh, off, dst) VMOVDQU off(RW), dst; VPSLLW $sh, dst, dst
+
 // NEGSC16 sets QV to the 16 int8 scales in xs (an XMM), sign-extended and
 // negated, for OFFSET.
 #define NEGSC16(xs) VPMOVSXBW xs, TMP; VPXOR QV, QV, QV; VPSUBW TMP, QV, QV
@@ -189,7 +197,7 @@
 	VPMOVZXBW X12, MINS
 
 #define Q4K_LO(k, off) VPAND off(RW), MLO, QV; SCALEK(k)
-#define Q4K_HI(k, off) VPSRLW $4, off(RW), QV; VPAND MLO, QV, QV; SCALEK(k)
+#define Q4K_HI(k, off) SRLW_RW(4, off, QV); VPAND MLO, QV, QV; SCALEK(k)
 
 #define Q4K_CHUNKS(COLS) \
 	Q4K_LO(0, 16); COLS(0); Q4K_HI(1, 16); COLS(1); \
@@ -268,10 +276,10 @@ vecDot4Q4_KAVX2_ret:
 
 // Q6K_Cc(k, ql, qh) sets QV to the unsigned 6-bit quants of chunk k
 // (c = k%4): bits 4-5 come from qh shifted so that its bits 2c land there.
-#define Q6K_C0(k, ql, qh) VPAND ql(RW), MLO, QV; VPSLLW $4, qh(RW), TMP; Q6K_OR(k)
-#define Q6K_C1(k, ql, qh) VPAND ql(RW), MLO, QV; VPSLLW $2, qh(RW), TMP; Q6K_OR(k)
-#define Q6K_C2(k, ql, qh) VPSRLW $4, ql(RW), QV; VPAND MLO, QV, QV; VMOVDQU qh(RW), TMP; Q6K_OR(k)
-#define Q6K_C3(k, ql, qh) VPSRLW $4, ql(RW), QV; VPAND MLO, QV, QV; VPSRLW $2, qh(RW), TMP; Q6K_OR(k)
+#define Q6K_C0(k, ql, qh) VPAND ql(RW), MLO, QV; SLLW_RW(4, qh, TMP); Q6K_OR(k)
+#define Q6K_C1(k, ql, qh) VPAND ql(RW), MLO, QV; SLLW_RW(2, qh, TMP); Q6K_OR(k)
+#define Q6K_C2(k, ql, qh) SRLW_RW(4, ql, QV); VPAND MLO, QV, QV; VMOVDQU qh(RW), TMP; Q6K_OR(k)
+#define Q6K_C3(k, ql, qh) SRLW_RW(4, ql, QV); VPAND MLO, QV, QV; SRLW_RW(2, qh, TMP); Q6K_OR(k)
 #define Q6K_OR(k) VPAND M30, TMP, TMP; VPOR TMP, QV, QV; SCALEK(k)
 
 #define Q6K_CHUNKS(COLS) \
@@ -353,7 +361,7 @@ vecDot4Q6_KAVX2_ret:
 // Q5K_LO/HI(k, off, shop, sh) set QV to the low/high nibbles of qs at
 // off(RW) with bit k of qh moved to bit 4 by shop (VPSLLW/VPSRLW) $sh.
 #define Q5K_LO(k, off, shop, sh) VPAND off(RW), MLO, QV; shop $sh, QHI, TMP; Q5K_OR(k)
-#define Q5K_HI(k, off, shop, sh) VPSRLW $4, off(RW), QV; VPAND MLO, QV, QV; shop $sh, QHI, TMP; Q5K_OR(k)
+#define Q5K_HI(k, off, shop, sh) SRLW_RW(4, off, QV); VPAND MLO, QV, QV; shop $sh, QHI, TMP; Q5K_OR(k)
 #define Q5K_OR(k) VPAND MHI, TMP, TMP; VPOR TMP, QV, QV; SCALEK(k)
 
 #define Q5K_CHUNKS(COLS) \
@@ -476,7 +484,7 @@ vecDot4Q5_KAVX2_ret:
 // Q3K_Q(k, off, sh, hop, hsh) sets QV to bits sh..sh+1 of qs at off(RW)
 // plus bit k of hmask moved to bit 2 by hop (VPSLLW/VPSRLW) $hsh.
 #define Q3K_Q(k, off, sh, hop, hsh) \
-	VPSRLW $sh, off(RW), QV; \
+	SRLW_RW(sh, off, QV); \
 	VPAND MLO, QV, QV; \
 	hop $hsh, QHI, TMP; \
 	VPAND MHI, TMP, TMP; \
@@ -561,7 +569,7 @@ vecDot4Q3_KAVX2_ret:
 // scale scales[s]&15 (SCL, ordered as in Q6_K) and min scales[s]>>4 (MINS,
 // one per bsum). MLO = 0x03, MHI = 0x0f.
 
-#define Q2K_Q(k, off, sh) VPSRLW $sh, off(RW), QV; VPAND MLO, QV, QV; SCALEK(k)
+#define Q2K_Q(k, off, sh) SRLW_RW(sh, off, QV); VPAND MLO, QV, QV; SCALEK(k)
 
 #define Q2K_CHUNKS(COLS) \
 	Q2K_Q(0, 16, 0); COLS(0); Q2K_Q(1, 16, 2); COLS(1); \
@@ -642,6 +650,11 @@ vecDot4Q2_KAVX2_ret:
 // fused into one VPDPWSSD (int16 pairs multiplied and added to int32, no
 // saturation), which saves a third of the per-column work of every chunk.
 // They use only Y0-Y15 and run where AVX512_VNNI and AVX512_VL exist.
+
+#undef SRLW_RW
+#undef SLLW_RW
+#define SRLW_RW(sh, off, dst) VPSRLW $sh, off(RW), dst
+#define SLLW_RW(sh, off, dst) VPSLLW $sh, off(RW), dst
 
 #undef COL
 #define COL(k, xp, sum) \

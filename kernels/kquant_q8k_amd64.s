@@ -48,7 +48,7 @@ TEXT ·quantizeRowQ8_KAVX2(SB), NOSPLIT, $0-48
 	VMOVDQU ·kqPackOrder(SB), PERM
 
 quantizeRowQ8_KAVX2_loop:
-	CALL ·q8KAbsMax(SB) // X0 = max |x|, Y0 = broadcast
+	CALL ·q8KAbsMaxAVX2(SB) // X0 = max |x|, Y0 = broadcast
 	VXORPS X1, X1, X1
 	VUCOMISS X1, X0
 	JEQ  quantizeRowQ8_KAVX2_zero // also taken for a NaN maximum
@@ -79,7 +79,7 @@ quantizeRowQ8_KAVX2_found:
 	VDIVSS X2, X3, X3 // d = 1/iscale
 	VMOVSS X3, 0(DST)
 	VBROADCASTSS X2, ISCALE
-	CALL ·q8KQuantBlock(SB)
+	CALL ·q8KQuantBlockAVX2(SB)
 	JMP  quantizeRowQ8_KAVX2_next
 
 quantizeRowQ8_KAVX2_zero:
@@ -103,16 +103,16 @@ quantizeRowQ8_KAVX2_done:
 	VZEROUPPER
 	RET
 
-// q8KAbsMax sets X0 (and every lane of Y0) to max |x| over the 256 floats
+// q8KAbsMaxAVX2 sets X0 (and every lane of Y0) to max |x| over the 256 floats
 // at SRC. Register-argument helper of quantizeRowQ8_KAVX2; clobbers AX, Y1-Y3.
-TEXT ·q8KAbsMax(SB), NOSPLIT|NOFRAME, $0-0
+TEXT ·q8KAbsMaxAVX2(SB), NOSPLIT|NOFRAME, $0-0
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
 	VXORPS Y3, Y3, Y3
 	XORQ   AX, AX
 
-q8KAbsMax_loop:
+q8KAbsMaxAVX2_loop:
 	VANDPS (SRC)(AX*1), ABS, Y4
 	VMAXPS Y4, Y0, Y0
 	VANDPS 32(SRC)(AX*1), ABS, Y4
@@ -123,7 +123,7 @@ q8KAbsMax_loop:
 	VMAXPS Y4, Y3, Y3
 	ADDQ   $128, AX
 	CMPQ   AX, $1024
-	JB     q8KAbsMax_loop
+	JB     q8KAbsMaxAVX2_loop
 	VMAXPS Y1, Y0, Y0
 	VMAXPS Y3, Y2, Y2
 	VMAXPS Y2, Y0, Y0
@@ -136,16 +136,16 @@ q8KAbsMax_loop:
 	VBROADCASTSS X0, Y0
 	RET
 
-// q8KQuantBlock writes the 256 quants and 16 bsums of the block at SRC to
+// q8KQuantBlockAVX2 writes the 256 quants and 16 bsums of the block at SRC to
 // the q8_K block at DST, with ISCALE set. Register-argument helper of
 // quantizeRowQ8_KAVX2; clobbers AX, R8-R10, Y0-Y10.
-TEXT ·q8KQuantBlock(SB), NOSPLIT|NOFRAME, $0-0
+TEXT ·q8KQuantBlockAVX2(SB), NOSPLIT|NOFRAME, $0-0
 	MOVQ SRC, R8
 	LEAQ 4(DST), R9   // quants
 	LEAQ 260(DST), AX // bsums
 	MOVQ $4, R10
 
-q8KQuantBlock_loop:
+q8KQuantBlockAVX2_loop:
 	QUANT8(0, Y0)
 	QUANT8(32, Y1)
 	QUANT8(64, Y2)
@@ -181,5 +181,5 @@ q8KQuantBlock_loop:
 	ADDQ $64, R9
 	ADDQ $8, AX
 	DECQ R10
-	JNZ  q8KQuantBlock_loop
+	JNZ  q8KQuantBlockAVX2_loop
 	RET

@@ -14,19 +14,19 @@ type scoreKernel func(dst *float32, dstStride int, q *float32, src *byte, srcStr
 // table; the scalar types decode 32 per step with VPERMPS.
 
 //go:noescape
-func scoreTCQ3x4(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
+func scoreTCQ3x4AVX512(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
 
 //go:noescape
-func scoreTCQ2x4(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
+func scoreTCQ2x4AVX512(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
 
 //go:noescape
-func scoreTurbo2x4(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
+func scoreTurbo2x4AVX512(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
 
 //go:noescape
-func scoreTurbo3x4(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
+func scoreTurbo3x4AVX512(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
 
 //go:noescape
-func scoreTurbo4x4(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
+func scoreTurbo4x4AVX512(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
 
 // The AVX2 forms: 8 values per YMM, two accumulators per query (values
 // 16i.. and 16i+8..) added before the horizontal sum.
@@ -55,8 +55,8 @@ var scoreKernels = [expandAVX512 + 1][Turbo2TCQ - Turbo3 + 1]scoreKernel{
 		Turbo3TCQ - Turbo3: scoreTCQ3x4AVX2, Turbo2TCQ - Turbo3: scoreTCQ2x4AVX2,
 	},
 	expandAVX512: {
-		Turbo3 - Turbo3: scoreTurbo3x4, Turbo4 - Turbo3: scoreTurbo4x4, Turbo2 - Turbo3: scoreTurbo2x4,
-		Turbo3TCQ - Turbo3: scoreTCQ3x4, Turbo2TCQ - Turbo3: scoreTCQ2x4,
+		Turbo3 - Turbo3: scoreTurbo3x4AVX512, Turbo4 - Turbo3: scoreTurbo4x4AVX512, Turbo2 - Turbo3: scoreTurbo2x4AVX512,
+		Turbo3TCQ - Turbo3: scoreTCQ3x4AVX512, Turbo2TCQ - Turbo3: scoreTCQ2x4AVX512,
 	},
 }
 
