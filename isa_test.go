@@ -280,3 +280,55 @@ func arm64Needs(in asmInsn) (int, string) {
 	}
 	return need, why
 }
+
+// TestAssemblyLevelsCatches feeds the checker a listing with one
+// instruction above its function's level per rule and requires each to be
+// reported, and nothing else: an EVEX shift from memory and a mask register
+// in an AVX2 function, a VEX instruction in an unlevelled one, SDOT in a
+// plain NEON function and SMMLA in a dot-product one.
+func TestAssemblyLevelsCatches(t *testing.T) {
+	amd64 := "" +
+		"pkg.shrAVX2 STEXT nosplit asm size=19 args=0x0 locals=0x0\n" +
+		"\t0x0000 00000 (a.s:1)\tTEXT\tpkg.shrAVX2(SB), NOSPLIT, $0-0\n" +
+		"\t0x0000 00000 (a.s:2)\tVPSRLW\t$4, 16(SI), Y8\n" +
+		"\t0x000b 00011 (a.s:3)\tVXORPS\tY4, Y4, Y4\n" +
+		"\t0x000f 00015 (a.s:4)\tKMOVW\tAX, K1\n" +
+		"\t0x0000 62 f1 3d 28 71 96 10 00 00 00 04 c5 dc 57 e4 c5  b.=(q...........\n" +
+		"\t0x0010 f8 92 c8                                         ...\n" +
+		"pkg.prefetchRows STEXT nosplit asm size=8 args=0x0 locals=0x0\n" +
+		"\t0x0000 00000 (b.s:1)\tPREFETCHT0\t(SI)\n" +
+		"\t0x0003 00003 (b.s:2)\tVXORPS\tY4, Y4, Y4\n" +
+		"\t0x0007 00007 (b.s:3)\tRET\n" +
+		"\t0x0000 0f 18 0e c5 dc 57 e4 c3                          .....W..\n" +
+		"pkg.vecDotAVX512 STEXT nosplit asm size=11 args=0x0 locals=0x0\n" +
+		"\t0x0000 00000 (c.s:1)\tVPSRLW\t$4, 16(SI), Y8\n" +
+		"\t0x0000 62 f1 3d 28 71 96 10 00 00 00 04                 b.=(q......\n"
+	arm64 := "" +
+		"pkg.dotNEON STEXT nosplit asm size=8 args=0x0 locals=0x0 leaf\n" +
+		"\t0x0000 00000 (d.s:1)\tWORD\t$1317180452\n" +
+		"\t0x0004 00004 (d.s:2)\tVADDV\tV4.S4, V4\n" +
+		"\t0x0000 24 94 82 4e 84 b8 b1 4e                          $..N...N\n" +
+		"pkg.dotNEONDot STEXT nosplit asm size=8 args=0x0 locals=0x0 leaf\n" +
+		"\t0x0000 00000 (e.s:1)\tWORD\t$1317180452\n" +
+		"\t0x0004 00004 (e.s:2)\tWORD\t$0x4e82a424\n" +
+		"\t0x0000 24 94 82 4e 24 a4 82 4e                          $..N$..N\n"
+	want := map[string][]string{
+		"amd64": {"pkg.prefetchRows (SSE2): b.s:2", "pkg.shrAVX2 (AVX2): a.s:2", "pkg.shrAVX2 (AVX2): a.s:4"},
+		"arm64": {"pkg.dotNEON (NEON): d.s:1", "pkg.dotNEONDot (NEON dot product): e.s:2"},
+	}
+	for arch, listing := range map[string]string{"amd64": amd64, "arm64": arm64} {
+		funcs, err := parseAsmListing([]byte(listing))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range funcs {
+			for _, v := range levelViolations(arch, f) {
+				got = append(got, v[:strings.IndexByte(v, '\t')])
+			}
+		}
+		if strings.Join(got, "\n") != strings.Join(want[arch], "\n") {
+			t.Errorf("%s: reported\n%s\nwant\n%s", arch, strings.Join(got, "\n"), strings.Join(want[arch], "\n"))
+		}
+	}
+}
