@@ -10,8 +10,10 @@ func dequantizeQ8_0AVX2(dst *float32, src *byte, blocks int)
 //go:noescape
 func dequantizeQ4_0AVX2(dst *float32, src *byte, blocks int)
 
-// registerDequantAMD64 fills the avx2 dequantize entries (avx512 inherits).
-func registerDequantAMD64(avx2, _ *kernelTable) {
+// registerDequantAMD64 fills the avx2 dequantize entries (the levels above
+// inherit them).
+func registerDequantAMD64(t *levelTables) {
+	avx2 := &t[AVX2]
 	avx2.dequantize[Q8_0] = blockDequant(dequantizeQ8_0AVX2)
 	avx2.dequantize[Q4_0] = blockDequant(dequantizeQ4_0AVX2)
 }

@@ -14,7 +14,8 @@ import (
 // The BF16 kernels widen with ZIP (exact) rather than the ARMv8.6 BF16
 // instructions (BFDOT, BFCVT), which round products and flush subnormals
 // differently from the generic kernels and which few cores have.
-func registerFloatOpsARM64(neon, neondot *kernelTable) {
+func registerFloatOpsARM64(t *levelTables) {
+	neon := &t[NEON]
 	neon.vecDot[F32] = vecDotF32NEON
 	neon.vecDot[F16] = vecDotF16NEON
 	neon.vecDot[BF16] = vecDotBF16NEON

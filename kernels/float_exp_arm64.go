@@ -7,7 +7,8 @@ import "math"
 // registerActivationsARM64 adds the NEON SwiGLU, SoftMax, OnlineSoftMax
 // (online_softmax_arm64.go) and RMSNorm (rmsnorm_arm64.go) to the neon
 // table; neondot inherits them.
-func registerActivationsARM64(neon, neondot *kernelTable) {
+func registerActivationsARM64(t *levelTables) {
+	neon := &t[NEON]
 	neon.swiGLU = swiGLUNEON
 	neon.softMax = softMaxNEON
 	neon.onlineSoftMax = onlineSoftMaxVec

@@ -45,47 +45,16 @@ func fusedDot4Q4_KAVX512(groups int, w []byte, rb int, xp []byte, out *[4]float3
 //go:noescape
 func fusedDot4Q6_KAVX512(groups int, w []byte, rb int, xp []byte, out *[4]float32)
 
-// fusedKernel returns the four-row kernel for t and the number of values
-// of one of its groups, or nil when this CPU or the active implementation
-// has none whose bits match the active vecDot (the chains above are those
-// of the avx2 and avx512 dots, not generic's). prepared reports whether the
-// kernel takes the activation in prepareFused's layout (Q4_0) rather than
-// as the q8_K row (Q4_K, Q6_K). Q8_0 has none: a Q8_0 version was measured
-// slower than the row-by-row dot, which already streams Q8_0 at memory
-// speed.
-func fusedKernel(t DType) (k fusedDotFunc, group int, prepared bool) {
-	if !fusedAVX512 || (activeName != "avx512" && activeName != "avx2") {
-		return nil, 0, false
-	}
-	switch t {
-	case Q4_0:
-		return fusedDot4Q4_0AVX512, fusedGroupValues, true
-	case Q4_K:
-		return fusedDot4Q4_KAVX512, QK_K, false
-	case Q6_K:
-		return fusedDot4Q6_KAVX512, QK_K, false
-	}
-	return nil, 0, false
-}
-
-// fusedAVX512 reports whether the CPU runs the four-row kernels.
-var fusedAVX512 = hasAVX512() && cpuFeatures.AVX512VNNI
-
-// fusedKernels is fusedKernel plus the multi-column form of the kernel
-// and the rows it takes per call (nil: DecodeMatMul runs k once per
-// column).
-func fusedKernels(t DType) (k fusedDotFunc, kn fusedDotNFunc, knRows, group int, prepared bool) {
-	k, group, prepared = fusedKernel(t)
-	if k == nil {
-		return nil, nil, 0, 0, false
-	}
-	switch t {
-	case Q4_0:
-		kn, knRows = fusedDot4xNQ4_0AVX512, 4
-	case Q4_K:
-		kn, knRows = fusedDot2xNQ4_KAVX512, 2
-	case Q6_K:
-		kn, knRows = fusedDot2xNQ6_KAVX512, 2
-	}
-	return k, kn, knRows, group, prepared
+// registerFusedAMD64 puts the four-row decode kernels in the avx512vnni
+// row. Their chains are those of the avx2 and avx512vnni dots (not
+// generic's), so every result has the bits of the VecDot of the levels
+// that run them. prepared marks the kernels that take the activation in
+// prepareFused's layout (Q4_0) rather than as the q8_K row (Q4_K, Q6_K).
+// Q8_0 has none: a Q8_0 version was measured slower than the row-by-row
+// dot, which already streams Q8_0 at memory speed.
+func registerFusedAMD64(t *levelTables) {
+	vnni := &t[AVX512VNNI]
+	vnni.fused[Q4_0] = &fusedKernels{fusedDot4Q4_0AVX512, fusedDot4xNQ4_0AVX512, 4, fusedGroupValues, true}
+	vnni.fused[Q4_K] = &fusedKernels{fusedDot4Q4_KAVX512, fusedDot2xNQ4_KAVX512, 2, QK_K, false}
+	vnni.fused[Q6_K] = &fusedKernels{fusedDot4Q6_KAVX512, fusedDot2xNQ6_KAVX512, 2, QK_K, false}
 }

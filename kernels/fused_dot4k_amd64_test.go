@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/waggle-llm/waggle/internal/testenv"
 )
 
 // fusedDot4KCases are the four-row K-quant kernels with the one-row dot
@@ -22,9 +24,7 @@ var fusedDot4KCases = []struct {
 
 func skipNoFused4K(t testing.TB) {
 	t.Helper()
-	if !fusedAVX512 {
-		t.Skip("no AVX-512 VNNI/GFNI on this CPU")
-	}
+	testenv.NeedKernelLevel(t, AVX512VNNI.String(), AVX512VNNI.Available())
 }
 
 // checkFused4K runs k on the four rows at w (rb bytes apart) against x and

@@ -32,7 +32,7 @@ func gemmQ4_KAVX512(ng int, w *byte, wStride int, x *byte, dst *float32, dstStri
 //go:noescape
 func gemmQ6_KAVX512(ng int, w *byte, wStride int, x *byte, dst *float32, dstStride int)
 
-// The GEMM paths of the avx512 implementation. Q4_0 and Q8_0 weights are
+// The GEMM paths of the avx512vnni level. Q4_0 and Q8_0 weights are
 // made unsigned (nibble q = value + 8; q8 byte + 128), the bias coming off
 // through the packed activation sums.
 var (
@@ -42,24 +42,13 @@ var (
 	gemmQ6_K = gemmKernel{gemmQ6_KAVX512, packQ8_KPanel, QK_K, gemmRecordQ8_K}
 )
 
-// gemmFor returns the GEMM path for weights of type t under the active
-// implementation, or nil when there is none (MatMul then runs VecDotN).
-// The kernels are AVX-512 VNNI, so only the "avx512" implementation on a
-// VNNI CPU has them; they match its VecDot bit for bit (for Q4_0 and Q8_0
-// also the avx2 one's, whose block order is the same).
-func gemmFor(t DType) *gemmKernel {
-	if activeName != "avx512" || !cpuFeatures.AVX512VNNI {
-		return nil
-	}
-	switch t {
-	case Q4_0:
-		return &gemmQ4_0
-	case Q8_0:
-		return &gemmQ8_0
-	case Q4_K:
-		return &gemmQ4_K
-	case Q6_K:
-		return &gemmQ6_K
-	}
-	return nil
+// registerGEMMAMD64 puts the GEMM tiles in the avx512vnni row (they are
+// AVX-512 VNNI). They match that level's VecDot bit for bit (for Q4_0 and
+// Q8_0 also the avx2 one's, whose block order is the same).
+func registerGEMMAMD64(t *levelTables) {
+	vnni := &t[AVX512VNNI]
+	vnni.gemm[Q4_0] = &gemmQ4_0
+	vnni.gemm[Q8_0] = &gemmQ8_0
+	vnni.gemm[Q4_K] = &gemmQ4_K
+	vnni.gemm[Q6_K] = &gemmQ6_K
 }

@@ -2,6 +2,9 @@
 
 package kernels
 
-// archImplementations returns nothing: this build has no assembly (the
-// purego tag, or an architecture without hand-written kernels).
-func archImplementations() []*implementation { return nil }
+// archLevels is generic alone: this build has no assembly (the purego tag,
+// or an architecture without hand-written kernels).
+var archLevels = []Level{Generic}
+
+// registerArch adds nothing to the generic row.
+func registerArch(*levelTables) {}

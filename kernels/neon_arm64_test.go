@@ -38,23 +38,19 @@ func armImpls(t *testing.T) []string {
 func funcPC(f any) uintptr { return reflect.ValueOf(f).Pointer() }
 
 func TestNEONImplsRegistered(t *testing.T) {
-	neon, dot := lookupImpl("neon"), lookupImpl("neondot")
-	if neon == nil || dot == nil {
-		t.Fatalf("neon=%v neondot=%v: both must be registered on arm64", neon != nil, dot != nil)
+	if !slices.Equal(archLevels, []Level{Generic, NEON, NEONDot}) || NEON.Parent() != Generic || NEONDot.Parent() != NEON {
+		t.Fatalf("arm64 levels %v: want generic <- neon <- neondot", archLevels)
 	}
-	if neon.parent != "generic" || dot.parent != "neon" {
-		t.Fatalf("parents: neon<-%q neondot<-%q", neon.parent, dot.parent)
-	}
-	if !neon.available {
+	if !NEON.Available() {
 		t.Fatal("neon unavailable on an arm64 CPU")
 	}
 	t.Logf("ASIMD=%v ASIMDDP=%v; Impls()=%v, Impl()=%s", cpuFeatures.ASIMD, cpuFeatures.ASIMDDP, Impls(), Impl())
-	if dot.available != cpuFeatures.ASIMDDP {
-		t.Fatalf("neondot available=%v, ASIMDDP=%v", dot.available, cpuFeatures.ASIMDDP)
+	if NEONDot.Available() != cpuFeatures.ASIMDDP {
+		t.Fatalf("neondot available=%v, ASIMDDP=%v", NEONDot.Available(), cpuFeatures.ASIMDDP)
 	}
 	if cpuFeatures.ASIMDDP {
-		if bestImpl() != "neondot" {
-			t.Fatalf("dot-product CPU picks %q, want neondot", bestImpl())
+		if bestLevel() != NEONDot {
+			t.Fatalf("dot-product CPU picks %v, want neondot", bestLevel())
 		}
 		return
 	}
@@ -63,8 +59,8 @@ func TestNEONImplsRegistered(t *testing.T) {
 	if slices.Contains(Impls(), "neondot") {
 		t.Fatalf("Impls()=%v lists neondot without ASIMDDP", Impls())
 	}
-	if bestImpl() != "neon" {
-		t.Fatalf("best implementation %q, want neon", bestImpl())
+	if bestLevel() != NEON {
+		t.Fatalf("best level %v, want neon", bestLevel())
 	}
 	if _, err := SelectImpl("neondot"); err == nil {
 		t.Fatal("SelectImpl(neondot) succeeded without ASIMDDP")
@@ -73,20 +69,18 @@ func TestNEONImplsRegistered(t *testing.T) {
 
 // TestNEONEnvOverride checks that WAGGLE_KERNELS=neon runs the plain NEON
 // kernels even on a dot-product CPU, and that neondot is honoured only
-// where it runs.
+// where it runs (an error elsewhere).
 func TestNEONEnvOverride(t *testing.T) {
-	t.Setenv("WAGGLE_KERNELS", "neon")
-	name, kt := initialSelection()
-	if name != "neon" || funcPC(kt.vecDot[Q8_0]) != funcPC(vecDotQ8_0NEON) {
-		t.Fatalf("WAGGLE_KERNELS=neon selects %q (Q8_0 dot %#x, want %#x)", name, funcPC(kt.vecDot[Q8_0]), funcPC(vecDotQ8_0NEON))
+	l, err := levelFromEnv("neon")
+	if kt := resolveLevel(l); err != nil || l != NEON || funcPC(kt.vecDot[Q8_0]) != funcPC(vecDotQ8_0NEON) {
+		t.Fatalf("WAGGLE_KERNELS=neon selects %v, %v (Q8_0 dot %#x, want %#x)", l, err, funcPC(kt.vecDot[Q8_0]), funcPC(vecDotQ8_0NEON))
 	}
-	t.Setenv("WAGGLE_KERNELS", "NeonDot")
-	name, kt = initialSelection()
-	switch {
-	case cpuFeatures.ASIMDDP && (name != "neondot" || funcPC(kt.vecDot[Q8_0]) != funcPC(vecDotQ8_0NEONDot)):
-		t.Fatalf("WAGGLE_KERNELS=neondot selects %q on a dot-product CPU", name)
-	case !cpuFeatures.ASIMDDP && name != "generic":
-		t.Fatalf("WAGGLE_KERNELS=neondot without ASIMDDP selects %q, want generic", name)
+	l, err = levelFromEnv("NeonDot")
+	switch kt := resolveLevel(l); {
+	case cpuFeatures.ASIMDDP && (err != nil || l != NEONDot || funcPC(kt.vecDot[Q8_0]) != funcPC(vecDotQ8_0NEONDot)):
+		t.Fatalf("WAGGLE_KERNELS=neondot selects %v, %v on a dot-product CPU", l, err)
+	case !cpuFeatures.ASIMDDP && err == nil:
+		t.Fatalf("WAGGLE_KERNELS=neondot without ASIMDDP selects %v", l)
 	}
 }
 

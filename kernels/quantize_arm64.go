@@ -5,7 +5,8 @@ package kernels
 // registerQuantizeARM64 adds the arm64 assembly for the q8_0, q8_1 and
 // q8_K activation quantizers to the neon table (neondot inherits them; they
 // need no dot product).
-func registerQuantizeARM64(neon, neondot *kernelTable) {
+func registerQuantizeARM64(t *levelTables) {
+	neon := &t[NEON]
 	neon.quantize[Q8_0] = quantizeQ8_0NEON
 	neon.quantize[Q8_1] = quantizeRowQ8_1NEON
 	neon.quantize[Q8_K] = quantizeQ8_KNEON

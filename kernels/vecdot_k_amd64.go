@@ -21,11 +21,11 @@ func (k kquantKernels) register(tab *kernelTable) {
 // registerKQuantsAMD64 adds the amd64 assembly for the Q2_K..Q6_K dots
 // against q8_K activations (one column, and two or four columns sharing each
 // unpacked weight super-block, kquant_dot_amd64.s) and for the q8_K
-// quantizer (kquant_q8k_amd64.s). avx2 gets the AVX2 kernels; avx512 gets
-// the VPDPWSSD variants only when the CPU has AVX512_VNNI and otherwise
-// inherits the AVX2 ones (plain AVX-512 BW adds nothing to these kernels).
-// The quantizer is AVX2 for both.
-func registerKQuantsAMD64(avx2, avx512 *kernelTable) {
+// quantizer (kquant_q8k_amd64.s). avx2 gets the AVX2 kernels, avx512vnni
+// the VPDPWSSD variants; avx512 inherits the AVX2 ones (plain AVX-512 BW
+// adds nothing to these kernels). The quantizer is AVX2 for every level.
+func registerKQuantsAMD64(t *levelTables) {
+	avx2, avx512 := &t[AVX2], &t[AVX512VNNI]
 	for _, k := range []kquantKernels{
 		{Q2_K, vecDotQ2_KAVX2, vecDot2Q2_KAVX2, vecDot4Q2_KAVX2},
 		{Q3_K, vecDotQ3_KAVX2, vecDot2Q3_KAVX2, vecDot4Q3_KAVX2},
@@ -36,9 +36,6 @@ func registerKQuantsAMD64(avx2, avx512 *kernelTable) {
 		k.register(avx2)
 	}
 	avx2.quantize[Q8_K] = quantizeRowQ8_KAVX2
-	if !cpuFeatures.AVX512VNNI {
-		return
-	}
 	for _, k := range []kquantKernels{
 		{Q2_K, vecDotQ2_KAVX512, vecDot2Q2_KAVX512, vecDot4Q2_KAVX512},
 		{Q3_K, vecDotQ3_KAVX512, vecDot2Q3_KAVX512, vecDot4Q3_KAVX512},

@@ -5,11 +5,12 @@ package kernels
 // registerLegacyQuantsAMD64 adds the amd64 assembly for the Q4_0, Q4_1,
 // Q5_0, Q5_1 and Q8_0 dots (single- and multi-column, legacy_dot_amd64.s)
 // and the q8_0/q8_1 activation quantizers (legacy_quant_amd64.s) to the
-// avx2 table. The avx512 table gets the VNNI (VPDPBUSD) dots only when the
-// CPU has AVX-512 VNNI; otherwise, and for the quantizers, it inherits the
-// AVX2 routines, which are already the fastest form there (the 512-bit
-// forms would need a second scale per register for no fewer loads).
-func registerLegacyQuantsAMD64(avx2, avx512 *kernelTable) {
+// avx2 row, and the VNNI (VPDPBUSD) dots to the avx512vnni row. avx512
+// and, for the quantizers, avx512vnni inherit the AVX2 routines, which are
+// already the fastest form there (the 512-bit forms would need a second
+// scale per register for no fewer loads).
+func registerLegacyQuantsAMD64(t *levelTables) {
+	avx2, avx512 := &t[AVX2], &t[AVX512VNNI]
 	avx2.vecDot[Q4_0] = vecDotQ4_0AVX2
 	avx2.vecDot[Q4_1] = vecDotQ4_1AVX2
 	avx2.vecDot[Q5_0] = vecDotQ5_0AVX2
@@ -22,9 +23,6 @@ func registerLegacyQuantsAMD64(avx2, avx512 *kernelTable) {
 	avx2.vecDotN[Q8_0] = legacyDotN(vecDotQ8_0AVX2, vecDotNQ8_0AVX2, 34)
 	avx2.quantize[Q8_0] = quantizeRowQ8_0AVX2
 	avx2.quantize[Q8_1] = quantizeRowQ8_1AVX2
-	if !cpuFeatures.AVX512VNNI {
-		return
-	}
 	avx512.vecDot[Q4_0] = vecDotQ4_0AVX512
 	avx512.vecDot[Q4_1] = vecDotQ4_1AVX512
 	avx512.vecDot[Q5_0] = vecDotQ5_0AVX512
