@@ -18,7 +18,7 @@ var allowedImports = map[string][]string{
 	"kernels/vulkan":         {"kernels", "github.com/ebitengine/purego"},
 	"gguf":                   {},
 	"kvcache":                {"kernels", "kvcache/turbo"},
-	"kvcache/turbo":          {"kernels", "golang.org/x/sys/cpu"},
+	"kvcache/turbo":          {"kernels"},
 	"engine":                 {"kernels", "gguf", "kvcache", "kvcache/turbo", "engine/tokenizer", "engine/sample", "engine/chat"},
 	"engine/tokenizer":       {"gguf"},
 	"engine/sample":          {},

@@ -4,12 +4,6 @@ package turbo
 
 import "unsafe"
 
-// expandBest is the best ExpandRows kernel level this CPU runs: the
-// package's one rule, levelBest (levels_amd64.go).
-var expandBest = levelBest
-
-var expandImpl = expandBest
-
 // Lookup tables for VPERMPS, which takes the low 3 (YMM) or 4 (ZMM) bits of
 // each index: the levels repeated so that index bits above a type's own are
 // don't-cares, which saves masking them off.

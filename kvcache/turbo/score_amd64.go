@@ -61,12 +61,12 @@ var scoreKernels = [expandAVX512 + 1][Turbo2TCQ - Turbo3 + 1]scoreKernel{
 }
 
 func fusedScores(t Type) bool {
-	return expandImpl >= expandAVX2 && t.Valid() && scoreKernels[expandImpl][t-Turbo3] != nil
+	return scoreImpl >= levelAVX2 && t.Valid() && scoreKernels[scoreImpl][t-Turbo3] != nil
 }
 
 // scoreRowsAsm runs the kernel for t at the current level; the caller has
 // checked the bounds and that fusedScores(t) holds.
 func scoreRowsAsm(t Type, dst []float32, dstStride int, q []float32, nq int, src []byte, stride, m int) {
-	k := scoreKernels[expandImpl][t-Turbo3]
+	k := scoreKernels[scoreImpl][t-Turbo3]
 	k(unsafe.SliceData(dst), 4*dstStride, unsafe.SliceData(q), unsafe.SliceData(src), stride, m, nq)
 }

@@ -1,0 +1,44 @@
+package turbo
+
+import (
+	"testing"
+
+	"github.com/waggle-llm/waggle/kernels"
+)
+
+// TestFamiliesFollowTheRegistry: selecting a kernel level (as
+// WAGGLE_KERNELS does at start-up) puts every family of this package on its
+// implementation of that level or of the nearest level below it, the Go
+// references at generic, and the registry reports each family.
+func TestFamiliesFollowTheRegistry(t *testing.T) {
+	impls := map[string]*int{
+		"turbo/expand": &expandImpl, "turbo/score": &scoreImpl, "turbo/accumulate": &accumImpl,
+		"turbo/rotate": &rotateImpl, "turbo/viterbi": &viterbiImpl,
+	}
+	for _, l := range kernels.Levels() {
+		restore, err := kernels.SelectLevel(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reported := map[string]kernels.Level{}
+		for _, f := range kernels.Report() {
+			if len(f.Levels) == 1 {
+				reported[f.Family] = f.Levels[0].Level
+			}
+		}
+		for name, impl := range impls {
+			got, ok := reported[name]
+			switch {
+			case !ok:
+				t.Errorf("%s is not in the registry's report", name)
+			case !l.Includes(got):
+				t.Errorf("at %v, %s runs level %v", l, name, got)
+			case turboLevel(got) != *impl:
+				t.Errorf("at %v, %s is reported at %v but runs %s", l, name, got, levelName(*impl))
+			case l == kernels.Generic && *impl != levelGo:
+				t.Errorf("at generic, %s runs %s", name, levelName(*impl))
+			}
+		}
+		restore()
+	}
+}
