@@ -41,3 +41,24 @@ func hasAVX512() bool {
 }
 
 func hasNEON() bool { return cpuFeatures.ASIMD }
+
+// CPUFeatures lists, by their usual lower-case names, the features of this
+// CPU that the kernel levels depend on and that it has (empty on an
+// architecture the kernels do not look at).
+func CPUFeatures() []string {
+	var names []string
+	for _, f := range []struct {
+		name string
+		has  bool
+	}{
+		{"avx2", cpuFeatures.AVX2}, {"fma", cpuFeatures.FMA}, {"f16c", cpuFeatures.F16C}, {"bmi2", cpuFeatures.BMI2},
+		{"avx512f", cpuFeatures.AVX512F}, {"avx512bw", cpuFeatures.AVX512BW}, {"avx512vl", cpuFeatures.AVX512VL},
+		{"avx512vnni", cpuFeatures.AVX512VNNI},
+		{"asimd", cpuFeatures.ASIMD}, {"asimddp", cpuFeatures.ASIMDDP}, {"i8mm", cpuFeatures.I8MM},
+	} {
+		if f.has {
+			names = append(names, f.name)
+		}
+	}
+	return names
+}

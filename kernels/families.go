@@ -4,33 +4,34 @@ import "sort"
 
 // tableFamily names one family of kernelTable for reports and tests: has
 // tells whether a table holds the family's kernel for weight type t
-// (untyped families ignore t).
+// (untyped families ignore t); without one, what runs is fallback.
 type tableFamily struct {
-	name  string
-	typed bool
-	has   func(kt *kernelTable, t DType) bool
+	name     string
+	typed    bool
+	has      func(kt *kernelTable, t DType) bool
+	fallback string
 }
 
 // tableFamilies are this package's kernel families, one per kernelTable
 // entry.
 var tableFamilies = []tableFamily{
-	{"vecdot", true, func(kt *kernelTable, t DType) bool { return kt.vecDot[t] != nil }},
-	{"vecdot-cols", true, func(kt *kernelTable, t DType) bool { return kt.vecDotN[t] != nil }},
-	{"quantize", true, func(kt *kernelTable, t DType) bool { return kt.quantize[t] != nil }},
-	{"dequantize", true, func(kt *kernelTable, t DType) bool { return kt.dequantize[t] != nil }},
-	{"attention-values", true, func(kt *kernelTable, t DType) bool { return kt.attnValues[t] != nil }},
-	{"attention-scores", true, func(kt *kernelTable, t DType) bool { return kt.attnScores[t] != nil }},
-	{"decode-4row", true, func(kt *kernelTable, t DType) bool { return kt.fused[t] != nil }},
-	{"gemm", true, func(kt *kernelTable, t DType) bool { return kt.gemm[t] != nil }},
-	{"deltanet", false, func(kt *kernelTable, _ DType) bool { return kt.delta != nil }},
-	{"dot", false, func(kt *kernelTable, _ DType) bool { return kt.dot != nil }},
-	{"add", false, func(kt *kernelTable, _ DType) bool { return kt.add != nil }},
-	{"mul", false, func(kt *kernelTable, _ DType) bool { return kt.mul != nil }},
-	{"scale", false, func(kt *kernelTable, _ DType) bool { return kt.scale != nil }},
-	{"swiglu", false, func(kt *kernelTable, _ DType) bool { return kt.swiGLU != nil }},
-	{"rmsnorm", false, func(kt *kernelTable, _ DType) bool { return kt.rmsNorm != nil }},
-	{"softmax", false, func(kt *kernelTable, _ DType) bool { return kt.softMax != nil }},
-	{"online-softmax", false, func(kt *kernelTable, _ DType) bool { return kt.onlineSoftMax != nil }},
+	{"vecdot", true, func(kt *kernelTable, t DType) bool { return kt.vecDot[t] != nil }, ""},
+	{"vecdot-cols", true, func(kt *kernelTable, t DType) bool { return kt.vecDotN[t] != nil }, "a vecdot per column"},
+	{"quantize", true, func(kt *kernelTable, t DType) bool { return kt.quantize[t] != nil }, ""},
+	{"dequantize", true, func(kt *kernelTable, t DType) bool { return kt.dequantize[t] != nil }, ""},
+	{"attention-values", true, func(kt *kernelTable, t DType) bool { return kt.attnValues[t] != nil }, ""},
+	{"attention-scores", true, func(kt *kernelTable, t DType) bool { return kt.attnScores[t] != nil }, "a vecdot per key"},
+	{"decode-4row", true, func(kt *kernelTable, t DType) bool { return kt.fused[t] != nil }, "MatMul"},
+	{"gemm", true, func(kt *kernelTable, t DType) bool { return kt.gemm[t] != nil }, "vecdot-cols"},
+	{"deltanet", false, func(kt *kernelTable, _ DType) bool { return kt.delta != nil }, "the generic Go loops"},
+	{"dot", false, func(kt *kernelTable, _ DType) bool { return kt.dot != nil }, ""},
+	{"add", false, func(kt *kernelTable, _ DType) bool { return kt.add != nil }, ""},
+	{"mul", false, func(kt *kernelTable, _ DType) bool { return kt.mul != nil }, ""},
+	{"scale", false, func(kt *kernelTable, _ DType) bool { return kt.scale != nil }, ""},
+	{"swiglu", false, func(kt *kernelTable, _ DType) bool { return kt.swiGLU != nil }, ""},
+	{"rmsnorm", false, func(kt *kernelTable, _ DType) bool { return kt.rmsNorm != nil }, ""},
+	{"softmax", false, func(kt *kernelTable, _ DType) bool { return kt.softMax != nil }, ""},
+	{"online-softmax", false, func(kt *kernelTable, _ DType) bool { return kt.onlineSoftMax != nil }, ""},
 }
 
 // provider returns the level whose own kernel of family f for type t runs
@@ -63,10 +64,12 @@ func (f tableFamily) ownLevels() []Level {
 }
 
 // FamilyLevels says which level's kernels of one family run: per level,
-// the weight types it serves (nil for an untyped family).
+// the weight types it serves (nil for an untyped family), and what runs
+// where the family has no kernel (other types, or all of them).
 type FamilyLevels struct {
 	Family string
-	Levels []LevelTypes // highest level first; empty when the family has no kernel at all
+	Levels []LevelTypes // highest level first; empty when no level has a kernel
+	Else   string       // what runs without a kernel ("" when every case has one)
 }
 
 // LevelTypes is one level of a FamilyLevels and the types it serves.
@@ -81,12 +84,12 @@ type LevelTypes struct {
 func Report() []FamilyLevels {
 	var out []FamilyLevels
 	for _, f := range tableFamilies {
-		out = append(out, FamilyLevels{f.name, f.report(activeLevel)})
+		out = append(out, FamilyLevels{f.name, f.report(activeLevel), f.fallback})
 	}
 	familiesMu.Lock()
 	defer familiesMu.Unlock()
 	for _, f := range families {
-		out = append(out, FamilyLevels{f.Name, []LevelTypes{{Level: f.levelAt(activeLevel)}}})
+		out = append(out, FamilyLevels{f.Name, []LevelTypes{{Level: f.levelAt(activeLevel)}}, ""})
 	}
 	return out
 }

@@ -22,7 +22,7 @@ type cli struct {
 	Quantize   quantizeCmd   `cmd:"" help:"Quantize a GGUF model like llama-quantize (no imatrix): Q4_0 … Q8_0, Q2_K … Q6_K, Q4_K_M, F16."`
 	Bench      benchCmd      `cmd:"" help:"Measure prompt processing and generation speed (llama-bench's rows)."`
 	Perplexity perplexityCmd `cmd:"" help:"Perplexity of a model on a text, and KL divergence against a base run (like llama-perplexity)."`
-	Version    versionCmd    `cmd:"" help:"Print the version."`
+	Version    versionCmd    `cmd:"" help:"Print the version (-v: the build, the CPU and the kernels each family runs)."`
 }
 
 func main() {
@@ -48,10 +48,3 @@ var (
 
 // version is set at link time (-ldflags "-X main.version=...").
 var version = "dev"
-
-type versionCmd struct{}
-
-func (versionCmd) Run() error {
-	fmt.Fprintln(stdout, "waggle", version)
-	return nil
-}
