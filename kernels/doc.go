@@ -20,7 +20,7 @@
 //
 // Each op has an untagged <op>.go holding <op>Generic, the reference, which is
 // compiled on every target. Faster implementations (AVX2, AVX-512, NEON) live
-// beside it in tagged files and register themselves in impl_<arch>.go; the
+// beside it in tagged files and register themselves in registry_<arch>.go; the
 // exported functions call through a table that is filled once at start-up
 // from the CPU features and the WAGGLE_KERNELS environment variable (see
 // cpu.go and impl.go). On amd64 the implementations are "generic", "avx2"

@@ -7,7 +7,7 @@
 // semantics). For every 32-value chunk each row's quants are unpacked and
 // its scales broadcast once, then every column runs VPMADDUBSW and
 // VPDPWSSD into its own int32 lanes: the steps of vecDotQ4_KAVX512 /
-// vecDotQ6_KAVX512 (kquant_dot_amd64.s) for each (row, column), so each
+// vecDotQ6_KAVX512 (vecdot_k_amd64.s) for each (row, column), so each
 // result has their bits. One loop per column count keeps the columns
 // unrolled. Registers: Y16+4r+c int32 lanes and Y24+4r+c float chains of
 // row r, column c.

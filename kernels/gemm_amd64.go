@@ -3,7 +3,7 @@
 package kernels
 
 // Register-tiled GEMM micro-kernels (gemm_legacy_amd64.s for Q4_0 and Q8_0,
-// gemm_kquant_amd64.s for Q4_K and Q6_K): each call computes a tile of four
+// gemm_k_amd64.s for Q4_K and Q6_K): each call computes a tile of four
 // weight rows × four activation columns,
 //
 //	for r := range 4 {

@@ -20,7 +20,7 @@
 //	F_r lane k, dword c = fma(dw*dx, float32(sumi), F_r)
 //
 // block b into chain b%4 = lane k, in block order, dw*dx rounded first:
-// chain k of the single-column dot (legacy_dot_amd64.s). The result is
+// chain k of the single-column dot (vecdot_legacy_amd64.s). The result is
 // (chain0+chain2) + (chain1+chain3), as its DOT_RESULT, so every output has
 // the bits of VecDot.
 //

@@ -135,7 +135,7 @@ func genericTable() kernelTable {
 }
 
 // levelTables is the registry: for each level, the kernels that level
-// implements itself. registerArch (impl_<arch>.go) fills the rows of the
+// implements itself. registerArch (registry_<arch>.go) fills the rows of the
 // architecture's levels, each family of kernels from its own file.
 type levelTables [numLevels]kernelTable
 

@@ -8,12 +8,12 @@ import (
 	"testing"
 )
 
-// Tests of the amd64 legacy-quant assembly (legacy_dot_amd64.s,
-// legacy_quant_amd64.s) against the generic kernels. They run every
+// Tests of the amd64 legacy-quant assembly (vecdot_legacy_amd64.s,
+// quantize_q8_amd64.s) against the generic kernels. They run every
 // implementation forEachImpl gives, generic included, so on a machine
 // without AVX2 (or under -tags purego) they still check the harness.
 
-// legacyTypes are the weight types legacy_dot_amd64.s implements.
+// legacyTypes are the weight types vecdot_legacy_amd64.s implements.
 var legacyTypes = []DType{Q4_0, Q4_1, Q5_0, Q5_1, Q8_0}
 
 // legacyBlockCounts sweeps around the two-block unroll of the

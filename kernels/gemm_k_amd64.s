@@ -7,7 +7,7 @@
 // four activation columns over the whole row, the K-quant counterpart of
 // gemm_legacy_amd64.s.
 //
-// They compute exactly what vecDot<T>AVX512 (kquant_dot_amd64.s) computes
+// They compute exactly what vecDot<T>AVX512 (vecdot_k_amd64.s) computes
 // per column, in eight int32 and eight float32 lanes, only two columns at
 // once in the two 256-bit halves of a ZMM register: per super-block and
 // chunk of 32 values, VPMADDUBSW (u8 weight quants × s8 activations, int16
@@ -280,7 +280,7 @@ GLOBL gemmWordBcast<>(SB), RODATA|NOPTR, $512
 	ADDQ $1280, XP
 
 // HSUM(y, x): x[0] = the sum of y's eight lanes, in the order of
-// kquant_dot_amd64.s's HSUM.
+// vecdot_k_amd64.s's HSUM.
 #define HSUM(y, x) \
 	VEXTRACTF128 $1, y, X13 \
 	VADDPS       X13, x, x \

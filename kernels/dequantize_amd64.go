@@ -2,7 +2,7 @@
 
 package kernels
 
-// AVX2 block expansions (dequant_amd64.s), bit-identical to the Go loops.
+// AVX2 block expansions (dequantize_amd64.s), bit-identical to the Go loops.
 //
 //go:noescape
 func dequantizeQ8_0AVX2(dst *float32, src *byte, blocks int)

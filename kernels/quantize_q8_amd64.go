@@ -3,7 +3,7 @@
 package kernels
 
 // quantizeRowQ8_0AVX2 is quantizeRowQ8_0Generic in AVX2+F16C
-// (legacy_quant_amd64.s), bit for bit: per 32-value block d = amax/127 as
+// (quantize_q8_amd64.s), bit for bit: per 32-value block d = amax/127 as
 // fp16 and q = round-half-even(x * (127/amax)), as ggml's x86
 // quantize_row_q8_0 does. len(src) is a multiple of 32 and len(dst) at
 // least 34 bytes per block; only those bytes are written. A block whose
