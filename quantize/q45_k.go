@@ -1,19 +1,23 @@
-package kernels
+package quantize
 
-import "math"
+import (
+	"math"
 
-// quantizeRowQ4_KGeneric follows quantize_row_q4_K_ref: per 256-value
+	"github.com/waggle-llm/waggle/kernels"
+)
+
+// quantizeRowQ4_K follows quantize_row_q4_K_ref: per 256-value
 // super-block, eight 32-value sub-blocks each get a scale and a min from
 // makeQKX2Quants (weights av|x| + |x|, 21 candidate scales), both quantized
 // to 6 bits against the largest of each, then the values are re-rounded to
 // 4 bits with the quantized scales.
-func quantizeRowQ4_KGeneric(dst []byte, src []float32) {
-	for b := 0; b < len(src)/QK_K; b++ {
+func quantizeRowQ4_K(dst []byte, src []float32) {
+	for b := 0; b < len(src)/kernels.QK_K; b++ {
 		blk := dst[b*q4KBytes : (b+1)*q4KBytes]
-		var L [QK_K]uint8
-		quantizeQ45KBlock(src[b*QK_K:(b+1)*QK_K], blk, qkx2Params{nmax: 15, rmin: -1, rdelta: 0.1, nstep: 20}, &L)
+		var L [kernels.QK_K]uint8
+		quantizeQ45KBlock(src[b*kernels.QK_K:(b+1)*kernels.QK_K], blk, qkx2Params{nmax: 15, rmin: -1, rdelta: 0.1, nstep: 20}, &L)
 		qs := blk[q4KQs:]
-		for j := 0; j < QK_K; j += 64 {
+		for j := 0; j < kernels.QK_K; j += 64 {
 			for l := 0; l < 32; l++ {
 				qs[j/2+l] = L[j+l] | L[j+l+32]<<4
 			}
@@ -21,18 +25,18 @@ func quantizeRowQ4_KGeneric(dst []byte, src []float32) {
 	}
 }
 
-// quantizeRowQ5_KGeneric follows quantize_row_q5_K_ref: as q4_K with 5-bit
+// quantizeRowQ5_K follows quantize_row_q5_K_ref: as q4_K with 5-bit
 // values (nmax 31, 16 candidate scales from -0.5); the fifth bits go to qh,
 // two bit planes per 64 values.
-func quantizeRowQ5_KGeneric(dst []byte, src []float32) {
-	for b := 0; b < len(src)/QK_K; b++ {
+func quantizeRowQ5_K(dst []byte, src []float32) {
+	for b := 0; b < len(src)/kernels.QK_K; b++ {
 		blk := dst[b*q5KBytes : (b+1)*q5KBytes]
-		var L [QK_K]uint8
-		quantizeQ45KBlock(src[b*QK_K:(b+1)*QK_K], blk, qkx2Params{nmax: 31, rmin: -0.5, rdelta: 0.1, nstep: 15}, &L)
-		qh, ql := blk[q5KQh:q5KQh+QK_K/8], blk[q5KQs:]
+		var L [kernels.QK_K]uint8
+		quantizeQ45KBlock(src[b*kernels.QK_K:(b+1)*kernels.QK_K], blk, qkx2Params{nmax: 31, rmin: -0.5, rdelta: 0.1, nstep: 15}, &L)
+		qh, ql := blk[q5KQh:q5KQh+kernels.QK_K/8], blk[q5KQs:]
 		clear(qh)
 		m1, m2 := uint8(1), uint8(2)
-		for n := 0; n < QK_K; n += 64 {
+		for n := 0; n < kernels.QK_K; n += 64 {
 			for j := 0; j < 32; j++ {
 				l1, l2 := L[n+j], L[n+j+32]
 				if l1 > 15 {
@@ -52,12 +56,12 @@ func quantizeRowQ5_KGeneric(dst []byte, src []float32) {
 
 // quantizeQ45KBlock fills d, dmin and the 12 scale bytes of one q4_K/q5_K
 // block (same offsets in both) and leaves the final levels in L.
-func quantizeQ45KBlock(x []float32, blk []byte, p qkx2Params, L *[QK_K]uint8) {
-	var scales, mins [QK_K / 32]float32
+func quantizeQ45KBlock(x []float32, blk []byte, p qkx2Params, L *[kernels.QK_K]uint8) {
+	var scales, mins [kernels.QK_K / 32]float32
 	var weights [32]float32
 	var laux [32]uint8
 	var maxScale, maxMin float32
-	for j := 0; j < QK_K/32; j++ {
+	for j := 0; j < kernels.QK_K/32; j++ {
 		xs := x[32*j : 32*j+32]
 		var sumX2 float32
 		for _, v := range xs {
@@ -79,7 +83,7 @@ func quantizeQ45KBlock(x []float32, blk []byte, p qkx2Params, L *[QK_K]uint8) {
 	}
 	sc := blk[q4KScales : q4KScales+12]
 	clear(sc)
-	for j := 0; j < QK_K/32; j++ {
+	for j := 0; j < kernels.QK_K/32; j++ {
 		ls := min(63, uint8(nearestInt(float32(invScale*scales[j]))))
 		lm := min(63, uint8(nearestInt(float32(invMin*mins[j]))))
 		if j < 4 {
@@ -93,7 +97,7 @@ func quantizeQ45KBlock(x []float32, blk []byte, p qkx2Params, L *[QK_K]uint8) {
 	putF16(blk[q4KD:], maxScale/63)
 	putF16(blk[q4KDmin:], maxMin/63)
 	d, dmin := f16At(blk[q4KD:]), f16At(blk[q4KDmin:])
-	for j := 0; j < QK_K/32; j++ {
+	for j := 0; j < kernels.QK_K/32; j++ {
 		s, m := scaleMinK4(j, sc)
 		dj := float32(d * float32(s))
 		if dj == 0 {

@@ -5,33 +5,12 @@ import (
 	"math"
 )
 
-// Weight quantizers for the legacy 32-value block formats, following
-// quantize_row_<type>_ref of ggml-quants.c, which is what llama-quantize runs
-// when no importance matrix is given. Every product is wrapped in float32()
+// Quantizers for the legacy 32-value block formats (the KV cache types q4_1,
+// q5_0 and q5_1; q4_0 is in quantize_q4_0.go), following
+// quantize_row_<type>_ref of ggml-quants.c, which is also what
+// llama-quantize runs when no importance matrix is given. Every product is wrapped in float32()
 // so that no Go target fuses it into an FMA: llama.cpp's reference is plain
 // float32 arithmetic, and one ulp moves a rounding boundary.
-
-// quantizeRowQ8_0WeightGeneric follows quantize_row_q8_0_ref: d = amax/127
-// stored as fp16, id = 1/d (0 if d is 0), q = roundf(x*id), ties away from
-// zero. This differs from the activation path (quantizeRowQ8_0Generic, which
-// multiplies by 127/amax and rounds ties to even), so it has its own entry
-// point, QuantizeWeightRow.
-func quantizeRowQ8_0WeightGeneric(dst []byte, src []float32) {
-	const bs = 34
-	for b := 0; b < len(src)/qk; b++ {
-		x := src[b*qk : b*qk+qk]
-		blk := dst[b*bs : b*bs+bs]
-		d := absMax(x) / 127
-		var id float32
-		if d != 0 {
-			id = 1 / d
-		}
-		putF16(blk, d)
-		for j, v := range x {
-			blk[2+j] = byte(int8(math.Round(float64(float32(v * id)))))
-		}
-	}
-}
 
 // minMax returns the smallest and largest value of x (the FLT_MAX-seeded
 // scan of the q4_1/q5_1 reference).

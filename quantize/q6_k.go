@@ -1,16 +1,18 @@
-package kernels
+package quantize
 
-// quantizeRowQ6_KGeneric follows quantize_row_q6_K_ref: sixteen 16-value
+import "github.com/waggle-llm/waggle/kernels"
+
+// quantizeRowQ6_K follows quantize_row_q6_K_ref: sixteen 16-value
 // sub-blocks each get a signed scale from makeQxQuants (nmax 32), the scales
 // are quantized to int8 against the one of largest magnitude (d = max/-128),
 // then the values are re-rounded to 6 bits (stored +32) with them. A block
 // whose scales are all ~0 is stored as zeros.
-func quantizeRowQ6_KGeneric(dst []byte, src []float32) {
-	for b := 0; b < len(src)/QK_K; b++ {
-		x := src[b*QK_K : (b+1)*QK_K]
+func quantizeRowQ6_K(dst []byte, src []float32) {
+	for b := 0; b < len(src)/kernels.QK_K; b++ {
+		x := src[b*kernels.QK_K : (b+1)*kernels.QK_K]
 		blk := dst[b*q6KBytes : (b+1)*q6KBytes]
-		var L [QK_K]int8
-		var scales [QK_K / 16]float32
+		var L [kernels.QK_K]int8
+		var scales [kernels.QK_K / 16]float32
 		var maxScale, maxAbs float32
 		for ib := range scales {
 			scales[ib] = makeQxQuants(32, x[16*ib:16*ib+16], L[16*ib:])
@@ -43,9 +45,9 @@ func quantizeRowQ6_KGeneric(dst []byte, src []float32) {
 // storeQ6KLevels stores the 6-bit levels: low nibbles in ql (values l and l+64 share
 // a byte within each 128-value half), the two high bits of four values in
 // each qh byte.
-func storeQ6KLevels(blk []byte, L *[QK_K]int8) {
+func storeQ6KLevels(blk []byte, L *[kernels.QK_K]int8) {
 	ql, qh := blk[q6KQl:q6KQh], blk[q6KQh:q6KScales]
-	for j := 0; j < QK_K; j += 128 {
+	for j := 0; j < kernels.QK_K; j += 128 {
 		for l := 0; l < 32; l++ {
 			q1, q2 := uint8(L[j+l]), uint8(L[j+l+32])
 			q3, q4 := uint8(L[j+l+64]), uint8(L[j+l+96])

@@ -1,4 +1,4 @@
-package kernels_test
+package quantize_test
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"github.com/waggle-llm/waggle/gguf"
 	"github.com/waggle-llm/waggle/internal/testenv"
 	"github.com/waggle-llm/waggle/kernels"
+	"github.com/waggle-llm/waggle/quantize"
 )
 
 // TestQuantizeWeightsMatchLlamaQuantize quantizes every tensor of
@@ -59,7 +60,7 @@ func checkTensorBytes(t *testing.T, file string, src, ref *gguf.File, ti *gguf.T
 	cols := int(ti.Dims[0])
 	rowBytes := typ.RowBytes(cols)
 	for r := 0; r < len(vals)/cols; r++ {
-		kernels.QuantizeWeightRow(typ, got[r*rowBytes:(r+1)*rowBytes], vals[r*cols:(r+1)*cols])
+		quantize.Row(typ, got[r*rowBytes:(r+1)*rowBytes], vals[r*cols:(r+1)*cols])
 	}
 	if bytes.Equal(got, want) {
 		return

@@ -1,4 +1,4 @@
-package quant
+package quantize
 
 import (
 	"bufio"

@@ -1,21 +1,25 @@
-package kernels
+package quantize
 
-import "math"
+import (
+	"math"
 
-// quantizeRowQ2_KGeneric follows quantize_row_q2_K_ref: sixteen 16-value
+	"github.com/waggle-llm/waggle/kernels"
+)
+
+// quantizeRowQ2_K follows quantize_row_q2_K_ref: sixteen 16-value
 // sub-blocks each get a scale and a min from makeQKX2Quants (nmax 3,
 // weights |x|, mean absolute error), both quantized to 4 bits against the
 // largest of each, then the values are re-rounded to 2 bits.
-func quantizeRowQ2_KGeneric(dst []byte, src []float32) {
+func quantizeRowQ2_K(dst []byte, src []float32) {
 	const q4scale = 15
 	p := qkx2Params{nmax: 3, rmin: -0.5, rdelta: 0.1, nstep: 15, meanAbsoluteE: true}
-	for b := 0; b < len(src)/QK_K; b++ {
-		x := src[b*QK_K : (b+1)*QK_K]
+	for b := 0; b < len(src)/kernels.QK_K; b++ {
+		x := src[b*kernels.QK_K : (b+1)*kernels.QK_K]
 		blk := dst[b*q2KBytes : (b+1)*q2KBytes]
-		var L [QK_K]uint8
+		var L [kernels.QK_K]uint8
 		var laux [16]uint8
 		var weights [16]float32
-		var scales, mins [QK_K / 16]float32
+		var scales, mins [kernels.QK_K / 16]float32
 		var maxScale, maxMin float32
 		for j := range scales {
 			xs := x[16*j : 16*j+16]
@@ -54,8 +58,8 @@ func quantizeRowQ2_KGeneric(dst []byte, src []float32) {
 				L[16*j+i] = uint8(clampInt(nearestInt((v+dm)/dj), 0, 3))
 			}
 		}
-		qs := blk[q2KQs : q2KQs+QK_K/4]
-		for j := 0; j < QK_K; j += 128 {
+		qs := blk[q2KQs : q2KQs+kernels.QK_K/4]
+		for j := 0; j < kernels.QK_K; j += 128 {
 			for l := 0; l < 32; l++ {
 				qs[j/4+l] = L[j+l] | L[j+l+32]<<2 | L[j+l+64]<<4 | L[j+l+96]<<6
 			}
@@ -63,17 +67,17 @@ func quantizeRowQ2_KGeneric(dst []byte, src []float32) {
 	}
 }
 
-// quantizeRowQ3_KGeneric follows quantize_row_q3_K_ref: sixteen 16-value
+// quantizeRowQ3_K follows quantize_row_q3_K_ref: sixteen 16-value
 // sub-blocks each get a signed scale from makeQ3Quants (nmax 4), the scales
 // are quantized to 6 bits (stored +32) against the one of largest magnitude
 // (d = max/-32), the values re-rounded to 3 bits: two low bits in qs, the
 // high bit in hmask.
-func quantizeRowQ3_KGeneric(dst []byte, src []float32) {
-	for b := 0; b < len(src)/QK_K; b++ {
-		x := src[b*QK_K : (b+1)*QK_K]
+func quantizeRowQ3_K(dst []byte, src []float32) {
+	for b := 0; b < len(src)/kernels.QK_K; b++ {
+		x := src[b*kernels.QK_K : (b+1)*kernels.QK_K]
 		blk := dst[b*q3KBytes : (b+1)*q3KBytes]
-		var L [QK_K]int8
-		var scales [QK_K / 16]float32
+		var L [kernels.QK_K]int8
+		var scales [kernels.QK_K / 16]float32
 		var maxScale, amax float32
 		for j := range scales {
 			scales[j] = makeQ3Quants(4, x[16*j:16*j+16], L[16*j:])
@@ -114,17 +118,17 @@ func quantizeRowQ3_KGeneric(dst []byte, src []float32) {
 
 // storeQ3KLevels stores 3-bit levels: the high bit of value j in hmask[j%32] at bit
 // j/32, the two low bits of four values (32 apart) per qs byte.
-func storeQ3KLevels(blk []byte, L *[QK_K]int8) {
-	hm := blk[q3KHmask : q3KHmask+QK_K/8]
+func storeQ3KLevels(blk []byte, L *[kernels.QK_K]int8) {
+	hm := blk[q3KHmask : q3KHmask+kernels.QK_K/8]
 	clear(hm)
-	for j := 0; j < QK_K; j++ {
+	for j := 0; j < kernels.QK_K; j++ {
 		if L[j] > 3 {
-			hm[j%(QK_K/8)] |= 1 << (j / (QK_K / 8))
+			hm[j%(kernels.QK_K/8)] |= 1 << (j / (kernels.QK_K / 8))
 			L[j] -= 4
 		}
 	}
-	qs := blk[q3KQs : q3KQs+QK_K/4]
-	for j := 0; j < QK_K; j += 128 {
+	qs := blk[q3KQs : q3KQs+kernels.QK_K/4]
+	for j := 0; j < kernels.QK_K; j += 128 {
 		for l := 0; l < 32; l++ {
 			qs[j/4+l] = uint8(L[j+l]) | uint8(L[j+l+32])<<2 | uint8(L[j+l+64])<<4 | uint8(L[j+l+96])<<6
 		}

@@ -1,4 +1,4 @@
-package quant
+package quantize
 
 import (
 	"encoding/binary"
@@ -10,7 +10,7 @@ import (
 	"github.com/waggle-llm/waggle/kernels"
 )
 
-// Options control QuantizeFile.
+// Options control Model.
 type Options struct {
 	FileType        FileType
 	Pure            bool // --pure: no mix, every quantizable tensor gets the default type
@@ -20,12 +20,12 @@ type Options struct {
 	Log io.Writer
 }
 
-// QuantizeFile writes in as opt.FileType to out, as llama-quantize would:
+// Model writes in as opt.FileType to out, as llama-quantize would:
 // metadata copied (split keys dropped), general.quantization_version = 2 and
 // general.file_type = opt.FileType appended, tensors in llama.cpp's loader
 // order, each converted to the type Policy picks. Tensors already of the
 // chosen type are copied unchanged.
-func QuantizeFile(in *gguf.File, out io.Writer, opt Options) error {
+func Model(in *gguf.File, out io.Writer, opt Options) error {
 	plan, err := Plan(in, opt.FileType, opt.Pure)
 	if err != nil {
 		return err

@@ -1,13 +1,15 @@
-// Package quant writes quantized GGUF models the way llama.cpp's
+// Package quantize writes quantized GGUF models the way llama.cpp's
 // llama-quantize does (no importance matrix): the same per-tensor type
 // choice for each file type ("mix"), the same tensor order, the same
-// metadata, and, through kernels.QuantizeWeightRow, the same bytes. Both
-// `waggle quantize` and the synthetic benchmark models of bench/gen use it.
+// metadata, and, through Row (the weight quantizers of ggml-quants.c), the
+// same bytes. `waggle quantize` and the bench tools (bench/gen's synthetic
+// models) use it; inference never does (package kernels quantizes
+// activations and KV cache rows).
 //
 // Files are streamed: the header is laid out with gguf.Writer, then each
 // tensor is produced and written row chunk by row chunk, so converting a
 // multi-gigabyte model holds one chunk per worker in memory, not the model.
-package quant
+package quantize
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package quant
+package quantize
 
 import (
 	"io"
@@ -17,7 +17,7 @@ const chunkValues = 1 << 18
 // EncodeRows writes rows rows of cols values as type typ to w, in order.
 // row(r, dst) must fill dst (len cols) with row r as float32; it is called
 // from several goroutines at once (threads of them; <= 0 means GOMAXPROCS),
-// each with its own dst. Quantization follows kernels.QuantizeWeightRow.
+// each with its own dst. Quantization follows Row.
 func EncodeRows(w io.Writer, typ gguf.Type, cols, rows, threads int, row func(r int, dst []float32)) error {
 	kt := kernels.DType(typ)
 	rowBytes := kt.RowBytes(cols)
@@ -56,7 +56,7 @@ func EncodeRows(w io.Writer, typ gguf.Type, cols, rows, threads int, row func(r 
 				for r := c * per; r < min(rows, (c+1)*per); r++ {
 					row(r, vals)
 					off := (r - c*per) * rowBytes
-					kernels.QuantizeWeightRow(kt, s.buf[off:off+rowBytes], vals)
+					Row(kt, s.buf[off:off+rowBytes], vals)
 				}
 				s.ready <- struct{}{}
 			}

@@ -1,4 +1,4 @@
-package quant
+package quantize
 
 import (
 	"bytes"
@@ -29,7 +29,7 @@ func TestQuantizeFileMatchesLlamaQuantize(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got bytes.Buffer
-		if err := QuantizeFile(src, &got, Options{FileType: ft, Threads: 2}); err != nil {
+		if err := Model(src, &got, Options{FileType: ft, Threads: 2}); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if !bytes.Equal(got.Bytes(), want) {
