@@ -15,7 +15,7 @@ const module = "github.com/waggle-llm/waggle"
 // allowed. "*" allows anything; a rule starting with "!" forbids what
 // follows it whatever else the list allows. Any other edge fails the test.
 var allowedImports = map[string][]string{
-	"kernels":                {"golang.org/x/sys/cpu", "github.com/klauspost/cpuid/v2"},
+	"kernels":                {"golang.org/x/sys/cpu"},
 	"kernels/vulkan":         {"kernels", "github.com/ebitengine/purego"},
 	"gguf":                   {},
 	"kvcache":                {"kernels", "kvcache/turbo"},
