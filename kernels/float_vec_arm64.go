@@ -4,7 +4,58 @@ package kernels
 
 import "math"
 
-// Stubs in rmsnorm_arm64.s. n is a multiple of 8 (0 allowed); the Go
+// Stubs in float_vec_arm64.s. n is a multiple of 8 (0 allowed); the Go
+// wrappers below do the remaining n%8 values.
+
+// addF32NEON sets dst[i] = a[i] + b[i] for i < n (addGeneric, bit for
+// bit); dst may alias a or b.
+//
+//go:noescape
+func addF32NEON(dst, a, b *float32, n int)
+
+// mulF32NEON sets dst[i] = a[i] * b[i] for i < n (mulGeneric).
+//
+//go:noescape
+func mulF32NEON(dst, a, b *float32, n int)
+
+// scaleF32NEON sets x[i] *= s for i < n (scaleGeneric).
+//
+//go:noescape
+func scaleF32NEON(x *float32, n int, s float32)
+
+func addNEON(dst, a, b []float32) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	n8 := len(dst) &^ 7
+	if n8 > 0 {
+		addF32NEON(&dst[0], &a[0], &b[0], n8)
+	}
+	for i := n8; i < len(dst); i++ {
+		dst[i] = a[i] + b[i]
+	}
+}
+
+func mulNEON(dst, a, b []float32) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	n8 := len(dst) &^ 7
+	if n8 > 0 {
+		mulF32NEON(&dst[0], &a[0], &b[0], n8)
+	}
+	for i := n8; i < len(dst); i++ {
+		dst[i] = a[i] * b[i]
+	}
+}
+
+func scaleNEON(x []float32, s float32) {
+	n8 := len(x) &^ 7
+	if n8 > 0 {
+		scaleF32NEON(&x[0], n8, s)
+	}
+	for i := n8; i < len(x); i++ {
+		x[i] *= s
+	}
+}
+
+// Stubs in float_vec_arm64.s (RMSNorm). n is a multiple of 8 (0 allowed); the Go
 // wrapper does the remaining n%8 values.
 
 // sumSquaresNEON returns sum(float64(float32(x[i]*x[i]))) over n values:
