@@ -14,7 +14,7 @@ var archLevels = []Level{Generic, NEON, NEONDot}
 //	registerKQuantsARM64       vecdot_k_arm64.go       Q2_K..Q6_K dots and VecDotN
 //	registerQuantizeARM64      quantize_q8_arm64.go       q8_0, q8_1 and q8_K activation quantizers
 //	registerFloatOpsARM64      float_arm64.go          F32/F16/BF16 dots, Dot, Add, Mul, Scale, F16/BF16 rows
-//	registerActivationsARM64   float_exp_arm64.go      SwiGLU, SoftMax, RMSNorm
+//	registerActivationsARM64   float_arm64.go          SwiGLU, SoftMax, RMSNorm
 //	registerAttnARM64          attn_arm64.go           attention scores and value sums
 //	registerDeltaNetARM64      deltanet_arm64.go       delta-rule (DeltaNet) kernels
 //
