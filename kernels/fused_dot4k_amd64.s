@@ -5,8 +5,8 @@
 // Four-row dot products of Q4_K / Q6_K weight rows against one q8_K
 // activation row (see fused_dot4_amd64.go for the semantics).
 //
-// Each row's integer lanes hold exactly the values of vecDotQ4_KAVX512 /
-// vecDotQ6_KAVX512 (vecdot_k_amd64.s): int32 lane j of a super-block is
+// Each row's integer lanes hold exactly the values of vecDotQ4_KVNNI /
+// vecDotQ6_KVNNI (vecdot_k_amd64.s): int32 lane j of a super-block is
 // the sum over the eight 32-value chunks k of scale(k) · (the four products
 // q·x at values 4j..4j+3 of chunk k), plus the type's offset or min term.
 // Only the grouping of that exact integer sum differs: here two chunks
@@ -192,8 +192,8 @@
 	PREFETCHT1 512(PF) \
 	ADDQ       $576, PF
 
-// func fusedDot4Q4_KAVX512(groups int, w []byte, rb int, xp []byte, out *[4]float32)
-TEXT ·fusedDot4Q4_KAVX512(SB), NOSPLIT, $32-72
+// func fusedDot4Q4_KVNNI(groups int, w []byte, rb int, xp []byte, out *[4]float32)
+TEXT ·fusedDot4Q4_KVNNI(SB), NOSPLIT, $32-72
 	SETUPK
 	VMOVDQU64    ·q4kDminIdx(SB), Z15
 	VPBROADCASTD ·q4kLowNibble(SB), MLO
@@ -207,7 +207,7 @@ TEXT ·fusedDot4Q4_KAVX512(SB), NOSPLIT, $32-72
 	Q4_DMIN(R12)
 	VMOVUPS      Y10, 0(SP)
 
-fusedDot4Q4_KAVX512_loop:
+fusedDot4Q4_KVNNI_loop:
 	PREFETCH_Q4_K
 	MOVQ    $144, BX      /* next super-block: 144 bytes on, 292 in x ... */
 	MOVQ    $292, DX
@@ -234,7 +234,7 @@ fusedDot4Q4_KAVX512_loop:
 	ADDQ      $144, WP3
 	ADDQ      $292, XP
 	DECQ      NG
-	JNZ       fusedDot4Q4_KAVX512_loop
+	JNZ       fusedDot4Q4_KVNNI_loop
 
 	FINISH4
 	RET
@@ -425,8 +425,8 @@ GLOBL ·q4kPairScale(SB), RODATA|NOPTR, $256
 	PREFETCHT1 832(PF) \
 	ADDQ       $840, PF
 
-// func fusedDot4Q6_KAVX512(groups int, w []byte, rb int, xp []byte, out *[4]float32)
-TEXT ·fusedDot4Q6_KAVX512(SB), NOSPLIT, $16-72
+// func fusedDot4Q6_KVNNI(groups int, w []byte, rb int, xp []byte, out *[4]float32)
+TEXT ·fusedDot4Q6_KVNNI(SB), NOSPLIT, $16-72
 	SETUPK
 	VPBROADCASTD ·q6kLowNibble(SB), MLO
 	VPBROADCASTD ·q6kM30(SB), M30
@@ -437,7 +437,7 @@ TEXT ·fusedDot4Q6_KAVX512(SB), NOSPLIT, $16-72
 	VMOVDQU64    ·q6kShift+0(SB), Z11
 	VMOVDQU64    ·q6kShift+64(SB), Z12
 
-fusedDot4Q6_KAVX512_loop:
+fusedDot4Q6_KVNNI_loop:
 	PREFETCH_Q6_K
 	VPXORD NBS, NBS, NBS
 	VPSUBW 260(XP), NBS, NBS
@@ -460,7 +460,7 @@ fusedDot4Q6_KAVX512_loop:
 	ADDQ  $210, WP3
 	ADDQ  $292, XP
 	DECQ  NG
-	JNZ   fusedDot4Q6_KAVX512_loop
+	JNZ   fusedDot4Q6_KVNNI_loop
 
 	FINISH4
 	RET

@@ -18,8 +18,8 @@ var fusedDot4KCases = []struct {
 	k   fusedDotFunc
 	one vecDotFunc
 }{
-	{Q4_K, fusedDot4Q4_KAVX512, vecDotQ4_KAVX512},
-	{Q6_K, fusedDot4Q6_KAVX512, vecDotQ6_KAVX512},
+	{Q4_K, fusedDot4Q4_KVNNI, vecDotQ4_KVNNI},
+	{Q6_K, fusedDot4Q6_KVNNI, vecDotQ6_KVNNI},
 }
 
 func skipNoFused4K(t testing.TB) {

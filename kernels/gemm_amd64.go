@@ -21,25 +21,25 @@ package kernels
 // the panel and dst's four columns of four floats lie inside their slices.
 
 //go:noescape
-func gemmQ4_0QAVX512(ng int, w *byte, wStride int, x *byte, dst *float32, dstStride int)
+func gemmQ4_0QVNNI(ng int, w *byte, wStride int, x *byte, dst *float32, dstStride int)
 
 //go:noescape
-func gemmQ8_0AVX512(ng int, w *byte, wStride int, x *byte, dst *float32, dstStride int)
+func gemmQ8_0VNNI(ng int, w *byte, wStride int, x *byte, dst *float32, dstStride int)
 
 //go:noescape
-func gemmQ4_KAVX512(ng int, w *byte, wStride int, x *byte, dst *float32, dstStride int)
+func gemmQ4_KVNNI(ng int, w *byte, wStride int, x *byte, dst *float32, dstStride int)
 
 //go:noescape
-func gemmQ6_KAVX512(ng int, w *byte, wStride int, x *byte, dst *float32, dstStride int)
+func gemmQ6_KVNNI(ng int, w *byte, wStride int, x *byte, dst *float32, dstStride int)
 
 // The GEMM paths of the avx512vnni level. Q4_0 and Q8_0 weights are
 // made unsigned (nibble q = value + 8; q8 byte + 128), the bias coming off
 // through the packed activation sums.
 var (
-	gemmQ4_0 = gemmKernel{gemmQ4_0QAVX512, func(dst, x []byte, xStride, n int) { packQ8_0Quads(dst, x, xStride, n, 8) }, 512, gemmRecordQ8_0Quad}
-	gemmQ8_0 = gemmKernel{gemmQ8_0AVX512, func(dst, x []byte, xStride, n int) { packQ8_0Panel(dst, x, xStride, n, 128) }, 128, gemmRecordQ8_0}
-	gemmQ4_K = gemmKernel{gemmQ4_KAVX512, packQ8_KPanel, QK_K, gemmRecordQ8_K}
-	gemmQ6_K = gemmKernel{gemmQ6_KAVX512, packQ8_KPanel, QK_K, gemmRecordQ8_K}
+	gemmQ4_0 = gemmKernel{gemmQ4_0QVNNI, func(dst, x []byte, xStride, n int) { packQ8_0Quads(dst, x, xStride, n, 8) }, 512, gemmRecordQ8_0Quad}
+	gemmQ8_0 = gemmKernel{gemmQ8_0VNNI, func(dst, x []byte, xStride, n int) { packQ8_0Panel(dst, x, xStride, n, 128) }, 128, gemmRecordQ8_0}
+	gemmQ4_K = gemmKernel{gemmQ4_KVNNI, packQ8_KPanel, QK_K, gemmRecordQ8_K}
+	gemmQ6_K = gemmKernel{gemmQ6_KVNNI, packQ8_KPanel, QK_K, gemmRecordQ8_K}
 )
 
 // registerGEMMAMD64 puts the GEMM tiles in the avx512vnni row (they are

@@ -7,7 +7,7 @@
 // four activation columns over the whole row, the K-quant counterpart of
 // gemm_legacy_amd64.s.
 //
-// They compute exactly what vecDot<T>AVX512 (vecdot_k_amd64.s) computes
+// They compute exactly what vecDot<T>VNNI (vecdot_k_amd64.s) computes
 // per column, in eight int32 and eight float32 lanes, only two columns at
 // once in the two 256-bit halves of a ZMM register: per super-block and
 // chunk of 32 values, VPMADDUBSW (u8 weight quants × s8 activations, int16
@@ -316,40 +316,40 @@ GLOBL gemmWordBcast<>(SB), RODATA|NOPTR, $512
 	STORE_ROW(Z22, Z23, 3) \
 	VZEROUPPER
 
-// func gemmQ4_KAVX512(ng int, w *byte, wStride int, x *byte, dst *float32, dstStride int)
-TEXT ·gemmQ4_KAVX512(SB), NOSPLIT, $0-48
+// func gemmQ4_KVNNI(ng int, w *byte, wStride int, x *byte, dst *float32, dstStride int)
+TEXT ·gemmQ4_KVNNI(SB), NOSPLIT, $0-48
 	SETUP
 	TESTQ NG, NG
-	JZ    gemmQ4_KAVX512_done
+	JZ    gemmQ4_KVNNI_done
 
-gemmQ4_KAVX512_loop:
+gemmQ4_KVNNI_loop:
 	ROW_Q4_K(W0, Z16, Z17)
 	ROW_Q4_K(W1, Z18, Z19)
 	ROW_Q4_K(W2, Z20, Z21)
 	ROW_Q4_K(W3, Z22, Z23)
 	ADVANCE(144)
 	DECQ NG
-	JNZ  gemmQ4_KAVX512_loop
+	JNZ  gemmQ4_KVNNI_loop
 
-gemmQ4_KAVX512_done:
+gemmQ4_KVNNI_done:
 	EPILOGUE
 	RET
 
-// func gemmQ6_KAVX512(ng int, w *byte, wStride int, x *byte, dst *float32, dstStride int)
-TEXT ·gemmQ6_KAVX512(SB), NOSPLIT, $0-48
+// func gemmQ6_KVNNI(ng int, w *byte, wStride int, x *byte, dst *float32, dstStride int)
+TEXT ·gemmQ6_KVNNI(SB), NOSPLIT, $0-48
 	SETUP
 	TESTQ NG, NG
-	JZ    gemmQ6_KAVX512_done
+	JZ    gemmQ6_KVNNI_done
 
-gemmQ6_KAVX512_loop:
+gemmQ6_KVNNI_loop:
 	ROW_Q6_K(W0, Z16, Z17)
 	ROW_Q6_K(W1, Z18, Z19)
 	ROW_Q6_K(W2, Z20, Z21)
 	ROW_Q6_K(W3, Z22, Z23)
 	ADVANCE(210)
 	DECQ NG
-	JNZ  gemmQ6_KAVX512_loop
+	JNZ  gemmQ6_KVNNI_loop
 
-gemmQ6_KAVX512_done:
+gemmQ6_KVNNI_done:
 	EPILOGUE
 	RET

@@ -61,53 +61,53 @@ func vecDot2Q2_KAVX2(nb int, w, x *byte, xStride int, out *float32, nc int)
 //go:noescape
 func vecDot4Q2_KAVX2(nb int, w, x *byte, xStride int, out *float32, nc int)
 
-// The AVX512 kernels are the AVX2 ones with VPDPWSSD (AVX512_VNNI on 256-bit
+// The VNNI kernels are the AVX2 ones with VPDPWSSD (AVX512_VNNI on 256-bit
 // vectors) in the inner step; same results bit for bit.
 
 //go:noescape
-func vecDotQ2_KAVX512(n int, w, x []byte) float32
+func vecDotQ2_KVNNI(n int, w, x []byte) float32
 
 //go:noescape
-func vecDot2Q2_KAVX512(nb int, w, x *byte, xStride int, out *float32, nc int)
+func vecDot2Q2_KVNNI(nb int, w, x *byte, xStride int, out *float32, nc int)
 
 //go:noescape
-func vecDot4Q2_KAVX512(nb int, w, x *byte, xStride int, out *float32, nc int)
+func vecDot4Q2_KVNNI(nb int, w, x *byte, xStride int, out *float32, nc int)
 
 //go:noescape
-func vecDotQ3_KAVX512(n int, w, x []byte) float32
+func vecDotQ3_KVNNI(n int, w, x []byte) float32
 
 //go:noescape
-func vecDot2Q3_KAVX512(nb int, w, x *byte, xStride int, out *float32, nc int)
+func vecDot2Q3_KVNNI(nb int, w, x *byte, xStride int, out *float32, nc int)
 
 //go:noescape
-func vecDot4Q3_KAVX512(nb int, w, x *byte, xStride int, out *float32, nc int)
+func vecDot4Q3_KVNNI(nb int, w, x *byte, xStride int, out *float32, nc int)
 
 //go:noescape
-func vecDotQ4_KAVX512(n int, w, x []byte) float32
+func vecDotQ4_KVNNI(n int, w, x []byte) float32
 
 //go:noescape
-func vecDot2Q4_KAVX512(nb int, w, x *byte, xStride int, out *float32, nc int)
+func vecDot2Q4_KVNNI(nb int, w, x *byte, xStride int, out *float32, nc int)
 
 //go:noescape
-func vecDot4Q4_KAVX512(nb int, w, x *byte, xStride int, out *float32, nc int)
+func vecDot4Q4_KVNNI(nb int, w, x *byte, xStride int, out *float32, nc int)
 
 //go:noescape
-func vecDotQ5_KAVX512(n int, w, x []byte) float32
+func vecDotQ5_KVNNI(n int, w, x []byte) float32
 
 //go:noescape
-func vecDot2Q5_KAVX512(nb int, w, x *byte, xStride int, out *float32, nc int)
+func vecDot2Q5_KVNNI(nb int, w, x *byte, xStride int, out *float32, nc int)
 
 //go:noescape
-func vecDot4Q5_KAVX512(nb int, w, x *byte, xStride int, out *float32, nc int)
+func vecDot4Q5_KVNNI(nb int, w, x *byte, xStride int, out *float32, nc int)
 
 //go:noescape
-func vecDotQ6_KAVX512(n int, w, x []byte) float32
+func vecDotQ6_KVNNI(n int, w, x []byte) float32
 
 //go:noescape
-func vecDot2Q6_KAVX512(nb int, w, x *byte, xStride int, out *float32, nc int)
+func vecDot2Q6_KVNNI(nb int, w, x *byte, xStride int, out *float32, nc int)
 
 //go:noescape
-func vecDot4Q6_KAVX512(nb int, w, x *byte, xStride int, out *float32, nc int)
+func vecDot4Q6_KVNNI(nb int, w, x *byte, xStride int, out *float32, nc int)
 
 // dotColsFunc is the type of the vecDot2/vecDot4 kernels.
 type dotColsFunc func(nb int, w, x *byte, xStride int, out *float32, nc int)
@@ -163,11 +163,11 @@ func registerKQuantsAMD64(t *levelTables) {
 	}
 	avx2.quantize[Q8_K] = quantizeRowQ8_KAVX2
 	for _, k := range []kquantKernels{
-		{Q2_K, vecDotQ2_KAVX512, vecDot2Q2_KAVX512, vecDot4Q2_KAVX512},
-		{Q3_K, vecDotQ3_KAVX512, vecDot2Q3_KAVX512, vecDot4Q3_KAVX512},
-		{Q4_K, vecDotQ4_KAVX512, vecDot2Q4_KAVX512, vecDot4Q4_KAVX512},
-		{Q5_K, vecDotQ5_KAVX512, vecDot2Q5_KAVX512, vecDot4Q5_KAVX512},
-		{Q6_K, vecDotQ6_KAVX512, vecDot2Q6_KAVX512, vecDot4Q6_KAVX512},
+		{Q2_K, vecDotQ2_KVNNI, vecDot2Q2_KVNNI, vecDot4Q2_KVNNI},
+		{Q3_K, vecDotQ3_KVNNI, vecDot2Q3_KVNNI, vecDot4Q3_KVNNI},
+		{Q4_K, vecDotQ4_KVNNI, vecDot2Q4_KVNNI, vecDot4Q4_KVNNI},
+		{Q5_K, vecDotQ5_KVNNI, vecDot2Q5_KVNNI, vecDot4Q5_KVNNI},
+		{Q6_K, vecDotQ6_KVNNI, vecDot2Q6_KVNNI, vecDot4Q6_KVNNI},
 	} {
 		k.register(avx512)
 	}

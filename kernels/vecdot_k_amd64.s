@@ -661,237 +661,237 @@ vecDot4Q2_KAVX2_ret:
 	VPMADDUBSW 4+32*k(xp), QV, TMP /* u8 q * s8 x, adjacent pairs summed to int16 */; \
 	VPDPWSSD SCB, TMP, sum /* sum += scale * pairs, adjacent pairs summed */
 
-// func vecDotQ4_KAVX512(n int, w, x []byte) float32
-TEXT ·vecDotQ4_KAVX512(SB), NOSPLIT, $8-60
+// func vecDotQ4_KVNNI(n int, w, x []byte) float32
+TEXT ·vecDotQ4_KVNNI(SB), NOSPLIT, $8-60
 	MOVQ n+0(FP), RN
 	SHRQ $8, RN // super-blocks
 	MOVQ w_base+8(FP), RW
 	MOVQ x_base+32(FP), RXA
 	VXORPS ACC0, ACC0, ACC0
-	Q4K_BODY(vecDotQ4_KAVX512_loop, vecDotQ4_KAVX512_done, ZERO1, COLS1, FINM1)
+	Q4K_BODY(vecDotQ4_KVNNI_loop, vecDotQ4_KVNNI_done, ZERO1, COLS1, FINM1)
 	HSUM(ACC0, X4)
 	VMOVSS X4, ret+56(FP)
 	VZEROUPPER
 	RET
 
-// func vecDot2Q4_KAVX512(nb int, w, x *byte, xStride int, out *float32, nc int)
-TEXT ·vecDot2Q4_KAVX512(SB), NOSPLIT, $8-48
+// func vecDot2Q4_KVNNI(nb int, w, x *byte, xStride int, out *float32, nc int)
+TEXT ·vecDot2Q4_KVNNI(SB), NOSPLIT, $8-48
 	MOVQ nb+0(FP), RN
 	MOVQ w+8(FP), RW
 	MOVQ x+16(FP), RXA
 	MOVQ xStride+24(FP), AX
 	COLPTR2
-	Q4K_BODY(vecDot2Q4_KAVX512_loop, vecDot2Q4_KAVX512_done, ZERO2, COLS2, FINM2)
+	Q4K_BODY(vecDot2Q4_KVNNI_loop, vecDot2Q4_KVNNI_done, ZERO2, COLS2, FINM2)
 	MOVQ out+32(FP), AX
 	STORE2
 	VZEROUPPER
 	RET
 
-// func vecDot4Q4_KAVX512(nb int, w, x *byte, xStride int, out *float32, nc int)
-TEXT ·vecDot4Q4_KAVX512(SB), NOSPLIT, $8-48
+// func vecDot4Q4_KVNNI(nb int, w, x *byte, xStride int, out *float32, nc int)
+TEXT ·vecDot4Q4_KVNNI(SB), NOSPLIT, $8-48
 	MOVQ nb+0(FP), RN
 	MOVQ w+8(FP), RW
 	MOVQ x+16(FP), RXA
 	MOVQ xStride+24(FP), AX
 	MOVQ nc+40(FP), BX
 	COLPTR4
-	Q4K_BODY(vecDot4Q4_KAVX512_loop, vecDot4Q4_KAVX512_done, ZERO4, COLS4, FINM4)
+	Q4K_BODY(vecDot4Q4_KVNNI_loop, vecDot4Q4_KVNNI_done, ZERO4, COLS4, FINM4)
 	MOVQ out+32(FP), AX
 	STORE3
 	MOVQ nc+40(FP), BX
 	CMPQ BX, $4
-	JNE  vecDot4Q4_KAVX512_ret
+	JNE  vecDot4Q4_KVNNI_ret
 	HSUM(ACC3, X7)
 	VMOVSS X7, 12(AX)
 
-vecDot4Q4_KAVX512_ret:
+vecDot4Q4_KVNNI_ret:
 	VZEROUPPER
 	RET
 
-// func vecDotQ6_KAVX512(n int, w, x []byte) float32
-TEXT ·vecDotQ6_KAVX512(SB), NOSPLIT, $8-60
+// func vecDotQ6_KVNNI(n int, w, x []byte) float32
+TEXT ·vecDotQ6_KVNNI(SB), NOSPLIT, $8-60
 	MOVQ n+0(FP), RN
 	SHRQ $8, RN // super-blocks
 	MOVQ w_base+8(FP), RW
 	MOVQ x_base+32(FP), RXA
 	VXORPS ACC0, ACC0, ACC0
-	Q6K_BODY(vecDotQ6_KAVX512_loop, vecDotQ6_KAVX512_done, OFFS1, COLS1, FIND1)
+	Q6K_BODY(vecDotQ6_KVNNI_loop, vecDotQ6_KVNNI_done, OFFS1, COLS1, FIND1)
 	HSUM(ACC0, X4)
 	VMOVSS X4, ret+56(FP)
 	VZEROUPPER
 	RET
 
-// func vecDot2Q6_KAVX512(nb int, w, x *byte, xStride int, out *float32, nc int)
-TEXT ·vecDot2Q6_KAVX512(SB), NOSPLIT, $8-48
+// func vecDot2Q6_KVNNI(nb int, w, x *byte, xStride int, out *float32, nc int)
+TEXT ·vecDot2Q6_KVNNI(SB), NOSPLIT, $8-48
 	MOVQ nb+0(FP), RN
 	MOVQ w+8(FP), RW
 	MOVQ x+16(FP), RXA
 	MOVQ xStride+24(FP), AX
 	COLPTR2
-	Q6K_BODY(vecDot2Q6_KAVX512_loop, vecDot2Q6_KAVX512_done, OFFS2, COLS2, FIND2)
+	Q6K_BODY(vecDot2Q6_KVNNI_loop, vecDot2Q6_KVNNI_done, OFFS2, COLS2, FIND2)
 	MOVQ out+32(FP), AX
 	STORE2
 	VZEROUPPER
 	RET
 
-// func vecDot4Q6_KAVX512(nb int, w, x *byte, xStride int, out *float32, nc int)
-TEXT ·vecDot4Q6_KAVX512(SB), NOSPLIT, $8-48
+// func vecDot4Q6_KVNNI(nb int, w, x *byte, xStride int, out *float32, nc int)
+TEXT ·vecDot4Q6_KVNNI(SB), NOSPLIT, $8-48
 	MOVQ nb+0(FP), RN
 	MOVQ w+8(FP), RW
 	MOVQ x+16(FP), RXA
 	MOVQ xStride+24(FP), AX
 	MOVQ nc+40(FP), BX
 	COLPTR4
-	Q6K_BODY(vecDot4Q6_KAVX512_loop, vecDot4Q6_KAVX512_done, OFFS4, COLS4, FIND4)
+	Q6K_BODY(vecDot4Q6_KVNNI_loop, vecDot4Q6_KVNNI_done, OFFS4, COLS4, FIND4)
 	MOVQ out+32(FP), AX
 	STORE3
 	MOVQ nc+40(FP), BX
 	CMPQ BX, $4
-	JNE  vecDot4Q6_KAVX512_ret
+	JNE  vecDot4Q6_KVNNI_ret
 	HSUM(ACC3, X7)
 	VMOVSS X7, 12(AX)
 
-vecDot4Q6_KAVX512_ret:
+vecDot4Q6_KVNNI_ret:
 	VZEROUPPER
 	RET
 
-// func vecDotQ5_KAVX512(n int, w, x []byte) float32
-TEXT ·vecDotQ5_KAVX512(SB), NOSPLIT, $8-60
+// func vecDotQ5_KVNNI(n int, w, x []byte) float32
+TEXT ·vecDotQ5_KVNNI(SB), NOSPLIT, $8-60
 	MOVQ n+0(FP), RN
 	SHRQ $8, RN // super-blocks
 	MOVQ w_base+8(FP), RW
 	MOVQ x_base+32(FP), RXA
 	VXORPS ACC0, ACC0, ACC0
-	Q5K_BODY(vecDotQ5_KAVX512_loop, vecDotQ5_KAVX512_done, ZERO1, COLS1, FINM1)
+	Q5K_BODY(vecDotQ5_KVNNI_loop, vecDotQ5_KVNNI_done, ZERO1, COLS1, FINM1)
 	HSUM(ACC0, X4)
 	VMOVSS X4, ret+56(FP)
 	VZEROUPPER
 	RET
 
-// func vecDot2Q5_KAVX512(nb int, w, x *byte, xStride int, out *float32, nc int)
-TEXT ·vecDot2Q5_KAVX512(SB), NOSPLIT, $8-48
+// func vecDot2Q5_KVNNI(nb int, w, x *byte, xStride int, out *float32, nc int)
+TEXT ·vecDot2Q5_KVNNI(SB), NOSPLIT, $8-48
 	MOVQ nb+0(FP), RN
 	MOVQ w+8(FP), RW
 	MOVQ x+16(FP), RXA
 	MOVQ xStride+24(FP), AX
 	COLPTR2
-	Q5K_BODY(vecDot2Q5_KAVX512_loop, vecDot2Q5_KAVX512_done, ZERO2, COLS2, FINM2)
+	Q5K_BODY(vecDot2Q5_KVNNI_loop, vecDot2Q5_KVNNI_done, ZERO2, COLS2, FINM2)
 	MOVQ out+32(FP), AX
 	STORE2
 	VZEROUPPER
 	RET
 
-// func vecDot4Q5_KAVX512(nb int, w, x *byte, xStride int, out *float32, nc int)
-TEXT ·vecDot4Q5_KAVX512(SB), NOSPLIT, $8-48
+// func vecDot4Q5_KVNNI(nb int, w, x *byte, xStride int, out *float32, nc int)
+TEXT ·vecDot4Q5_KVNNI(SB), NOSPLIT, $8-48
 	MOVQ nb+0(FP), RN
 	MOVQ w+8(FP), RW
 	MOVQ x+16(FP), RXA
 	MOVQ xStride+24(FP), AX
 	MOVQ nc+40(FP), BX
 	COLPTR4
-	Q5K_BODY(vecDot4Q5_KAVX512_loop, vecDot4Q5_KAVX512_done, ZERO4, COLS4, FINM4)
+	Q5K_BODY(vecDot4Q5_KVNNI_loop, vecDot4Q5_KVNNI_done, ZERO4, COLS4, FINM4)
 	MOVQ out+32(FP), AX
 	STORE3
 	MOVQ nc+40(FP), BX
 	CMPQ BX, $4
-	JNE  vecDot4Q5_KAVX512_ret
+	JNE  vecDot4Q5_KVNNI_ret
 	HSUM(ACC3, X7)
 	VMOVSS X7, 12(AX)
 
-vecDot4Q5_KAVX512_ret:
+vecDot4Q5_KVNNI_ret:
 	VZEROUPPER
 	RET
 
-// func vecDotQ3_KAVX512(n int, w, x []byte) float32
-TEXT ·vecDotQ3_KAVX512(SB), NOSPLIT, $8-60
+// func vecDotQ3_KVNNI(n int, w, x []byte) float32
+TEXT ·vecDotQ3_KVNNI(SB), NOSPLIT, $8-60
 	MOVQ n+0(FP), RN
 	SHRQ $8, RN // super-blocks
 	MOVQ w_base+8(FP), RW
 	MOVQ x_base+32(FP), RXA
 	VXORPS ACC0, ACC0, ACC0
-	Q3K_BODY(vecDotQ3_KAVX512_loop, vecDotQ3_KAVX512_done, OFFS1, COLS1, FIND1)
+	Q3K_BODY(vecDotQ3_KVNNI_loop, vecDotQ3_KVNNI_done, OFFS1, COLS1, FIND1)
 	HSUM(ACC0, X4)
 	VMOVSS X4, ret+56(FP)
 	VZEROUPPER
 	RET
 
-// func vecDot2Q3_KAVX512(nb int, w, x *byte, xStride int, out *float32, nc int)
-TEXT ·vecDot2Q3_KAVX512(SB), NOSPLIT, $8-48
+// func vecDot2Q3_KVNNI(nb int, w, x *byte, xStride int, out *float32, nc int)
+TEXT ·vecDot2Q3_KVNNI(SB), NOSPLIT, $8-48
 	MOVQ nb+0(FP), RN
 	MOVQ w+8(FP), RW
 	MOVQ x+16(FP), RXA
 	MOVQ xStride+24(FP), AX
 	COLPTR2
-	Q3K_BODY(vecDot2Q3_KAVX512_loop, vecDot2Q3_KAVX512_done, OFFS2, COLS2, FIND2)
+	Q3K_BODY(vecDot2Q3_KVNNI_loop, vecDot2Q3_KVNNI_done, OFFS2, COLS2, FIND2)
 	MOVQ out+32(FP), AX
 	STORE2
 	VZEROUPPER
 	RET
 
-// func vecDot4Q3_KAVX512(nb int, w, x *byte, xStride int, out *float32, nc int)
-TEXT ·vecDot4Q3_KAVX512(SB), NOSPLIT, $8-48
+// func vecDot4Q3_KVNNI(nb int, w, x *byte, xStride int, out *float32, nc int)
+TEXT ·vecDot4Q3_KVNNI(SB), NOSPLIT, $8-48
 	MOVQ nb+0(FP), RN
 	MOVQ w+8(FP), RW
 	MOVQ x+16(FP), RXA
 	MOVQ xStride+24(FP), AX
 	MOVQ nc+40(FP), BX
 	COLPTR4
-	Q3K_BODY(vecDot4Q3_KAVX512_loop, vecDot4Q3_KAVX512_done, OFFS4, COLS4, FIND4)
+	Q3K_BODY(vecDot4Q3_KVNNI_loop, vecDot4Q3_KVNNI_done, OFFS4, COLS4, FIND4)
 	MOVQ out+32(FP), AX
 	STORE3
 	MOVQ nc+40(FP), BX
 	CMPQ BX, $4
-	JNE  vecDot4Q3_KAVX512_ret
+	JNE  vecDot4Q3_KVNNI_ret
 	HSUM(ACC3, X7)
 	VMOVSS X7, 12(AX)
 
-vecDot4Q3_KAVX512_ret:
+vecDot4Q3_KVNNI_ret:
 	VZEROUPPER
 	RET
 
-// func vecDotQ2_KAVX512(n int, w, x []byte) float32
-TEXT ·vecDotQ2_KAVX512(SB), NOSPLIT, $8-60
+// func vecDotQ2_KVNNI(n int, w, x []byte) float32
+TEXT ·vecDotQ2_KVNNI(SB), NOSPLIT, $8-60
 	MOVQ n+0(FP), RN
 	SHRQ $8, RN // super-blocks
 	MOVQ w_base+8(FP), RW
 	MOVQ x_base+32(FP), RXA
 	VXORPS ACC0, ACC0, ACC0
-	Q2K_BODY(vecDotQ2_KAVX512_loop, vecDotQ2_KAVX512_done, ZERO1, COLS1, FINM1)
+	Q2K_BODY(vecDotQ2_KVNNI_loop, vecDotQ2_KVNNI_done, ZERO1, COLS1, FINM1)
 	HSUM(ACC0, X4)
 	VMOVSS X4, ret+56(FP)
 	VZEROUPPER
 	RET
 
-// func vecDot2Q2_KAVX512(nb int, w, x *byte, xStride int, out *float32, nc int)
-TEXT ·vecDot2Q2_KAVX512(SB), NOSPLIT, $8-48
+// func vecDot2Q2_KVNNI(nb int, w, x *byte, xStride int, out *float32, nc int)
+TEXT ·vecDot2Q2_KVNNI(SB), NOSPLIT, $8-48
 	MOVQ nb+0(FP), RN
 	MOVQ w+8(FP), RW
 	MOVQ x+16(FP), RXA
 	MOVQ xStride+24(FP), AX
 	COLPTR2
-	Q2K_BODY(vecDot2Q2_KAVX512_loop, vecDot2Q2_KAVX512_done, ZERO2, COLS2, FINM2)
+	Q2K_BODY(vecDot2Q2_KVNNI_loop, vecDot2Q2_KVNNI_done, ZERO2, COLS2, FINM2)
 	MOVQ out+32(FP), AX
 	STORE2
 	VZEROUPPER
 	RET
 
-// func vecDot4Q2_KAVX512(nb int, w, x *byte, xStride int, out *float32, nc int)
-TEXT ·vecDot4Q2_KAVX512(SB), NOSPLIT, $8-48
+// func vecDot4Q2_KVNNI(nb int, w, x *byte, xStride int, out *float32, nc int)
+TEXT ·vecDot4Q2_KVNNI(SB), NOSPLIT, $8-48
 	MOVQ nb+0(FP), RN
 	MOVQ w+8(FP), RW
 	MOVQ x+16(FP), RXA
 	MOVQ xStride+24(FP), AX
 	MOVQ nc+40(FP), BX
 	COLPTR4
-	Q2K_BODY(vecDot4Q2_KAVX512_loop, vecDot4Q2_KAVX512_done, ZERO4, COLS4, FINM4)
+	Q2K_BODY(vecDot4Q2_KVNNI_loop, vecDot4Q2_KVNNI_done, ZERO4, COLS4, FINM4)
 	MOVQ out+32(FP), AX
 	STORE3
 	MOVQ nc+40(FP), BX
 	CMPQ BX, $4
-	JNE  vecDot4Q2_KAVX512_ret
+	JNE  vecDot4Q2_KVNNI_ret
 	HSUM(ACC3, X7)
 	VMOVSS X7, 12(AX)
 
-vecDot4Q2_KAVX512_ret:
+vecDot4Q2_KVNNI_ret:
 	VZEROUPPER
 	RET

@@ -32,7 +32,7 @@ package kernels
 // quant of -128 gives ggml's wrapped result rather than the exact one;
 // QuantizeRow never produces -128 (it keeps |q| <= 127), nor does ggml.
 //
-// The *AVX2 routines need AVX2+FMA+F16C; the *AVX512 ones additionally
+// The *AVX2 routines need AVX2+FMA+F16C; the *VNNI ones additionally
 // AVX-512 VL and VNNI (VPDPBUSD on 256-bit registers).
 
 //go:noescape
@@ -66,34 +66,34 @@ func vecDotNQ4_1AVX2(n int, w, x []byte, xStride int, out []float32)
 func vecDotNQ5_1AVX2(n int, w, x []byte, xStride int, out []float32)
 
 //go:noescape
-func vecDotQ4_0AVX512(n int, w, x []byte) float32
+func vecDotQ4_0VNNI(n int, w, x []byte) float32
 
 //go:noescape
-func vecDotQ5_0AVX512(n int, w, x []byte) float32
+func vecDotQ5_0VNNI(n int, w, x []byte) float32
 
 //go:noescape
-func vecDotQ8_0AVX512(n int, w, x []byte) float32
+func vecDotQ8_0VNNI(n int, w, x []byte) float32
 
 //go:noescape
-func vecDotQ4_1AVX512(n int, w, x []byte) float32
+func vecDotQ4_1VNNI(n int, w, x []byte) float32
 
 //go:noescape
-func vecDotQ5_1AVX512(n int, w, x []byte) float32
+func vecDotQ5_1VNNI(n int, w, x []byte) float32
 
 //go:noescape
-func vecDotNQ4_0AVX512(n int, w, x []byte, xStride int, out []float32)
+func vecDotNQ4_0VNNI(n int, w, x []byte, xStride int, out []float32)
 
 //go:noescape
-func vecDotNQ5_0AVX512(n int, w, x []byte, xStride int, out []float32)
+func vecDotNQ5_0VNNI(n int, w, x []byte, xStride int, out []float32)
 
 //go:noescape
-func vecDotNQ8_0AVX512(n int, w, x []byte, xStride int, out []float32)
+func vecDotNQ8_0VNNI(n int, w, x []byte, xStride int, out []float32)
 
 //go:noescape
-func vecDotNQ4_1AVX512(n int, w, x []byte, xStride int, out []float32)
+func vecDotNQ4_1VNNI(n int, w, x []byte, xStride int, out []float32)
 
 //go:noescape
-func vecDotNQ5_1AVX512(n int, w, x []byte, xStride int, out []float32)
+func vecDotNQ5_1VNNI(n int, w, x []byte, xStride int, out []float32)
 
 // registerLegacyQuantsAMD64 adds the amd64 assembly for the Q4_0, Q4_1,
 // Q5_0, Q5_1 and Q8_0 dots (single- and multi-column, vecdot_legacy_amd64.s)
@@ -116,16 +116,16 @@ func registerLegacyQuantsAMD64(t *levelTables) {
 	avx2.vecDotN[Q8_0] = legacyDotN(vecDotQ8_0AVX2, vecDotNQ8_0AVX2, 34)
 	avx2.quantize[Q8_0] = quantizeRowQ8_0AVX2
 	avx2.quantize[Q8_1] = quantizeRowQ8_1AVX2
-	avx512.vecDot[Q4_0] = vecDotQ4_0AVX512
-	avx512.vecDot[Q4_1] = vecDotQ4_1AVX512
-	avx512.vecDot[Q5_0] = vecDotQ5_0AVX512
-	avx512.vecDot[Q5_1] = vecDotQ5_1AVX512
-	avx512.vecDot[Q8_0] = vecDotQ8_0AVX512
-	avx512.vecDotN[Q4_0] = legacyDotN(vecDotQ4_0AVX512, vecDotNQ4_0AVX512, 34)
-	avx512.vecDotN[Q4_1] = legacyDotN(vecDotQ4_1AVX512, vecDotNQ4_1AVX512, 36)
-	avx512.vecDotN[Q5_0] = legacyDotN(vecDotQ5_0AVX512, vecDotNQ5_0AVX512, 34)
-	avx512.vecDotN[Q5_1] = legacyDotN(vecDotQ5_1AVX512, vecDotNQ5_1AVX512, 36)
-	avx512.vecDotN[Q8_0] = legacyDotN(vecDotQ8_0AVX512, vecDotNQ8_0AVX512, 34)
+	avx512.vecDot[Q4_0] = vecDotQ4_0VNNI
+	avx512.vecDot[Q4_1] = vecDotQ4_1VNNI
+	avx512.vecDot[Q5_0] = vecDotQ5_0VNNI
+	avx512.vecDot[Q5_1] = vecDotQ5_1VNNI
+	avx512.vecDot[Q8_0] = vecDotQ8_0VNNI
+	avx512.vecDotN[Q4_0] = legacyDotN(vecDotQ4_0VNNI, vecDotNQ4_0VNNI, 34)
+	avx512.vecDotN[Q4_1] = legacyDotN(vecDotQ4_1VNNI, vecDotNQ4_1VNNI, 36)
+	avx512.vecDotN[Q5_0] = legacyDotN(vecDotQ5_0VNNI, vecDotNQ5_0VNNI, 34)
+	avx512.vecDotN[Q5_1] = legacyDotN(vecDotQ5_1VNNI, vecDotNQ5_1VNNI, 36)
+	avx512.vecDotN[Q8_0] = legacyDotN(vecDotQ8_0VNNI, vecDotNQ8_0VNNI, 34)
 }
 
 // legacyDotN returns the multi-column kernel: the four-column routine four

@@ -35,7 +35,7 @@
 // The file is assembled twice over: the AVX2 routines use IDOT =
 // VPMADDUBSW+VPMADDWD, then IDOT is redefined to the AVX-512 VNNI
 // VPDPBUSD (EVEX-encoded, 256-bit) and the same block macros build the
-// *AVX512 routines.
+// *VNNI routines.
 
 // Register roles shared by every routine.
 #define WP SI  // weight block pointer
@@ -1037,17 +1037,17 @@ vecDotNQ5_1AVX2_ret:
 	VPXOR    dst, dst, dst \
 	VPDPBUSD src, WA, dst /* dst.i32[i] += sum_{k<4} WA*src */
 
-// func vecDotQ4_0AVX512(n int, w, x []byte) float32
-TEXT ·vecDotQ4_0AVX512(SB), NOSPLIT, $0-60
+// func vecDotQ4_0VNNI(n int, w, x []byte) float32
+TEXT ·vecDotQ4_0VNNI(SB), NOSPLIT, $0-60
 	MOVQ n+0(FP), NB
 	SHRQ $5, NB            // NB = n/32 blocks
 	MOVQ w_base+8(FP), WP
 	MOVQ x_base+32(FP), XP
 	DOT_SETUP
 
-vecDotQ4_0AVX512_loop:
+vecDotQ4_0VNNI_loop:
 	CMPQ NB, $4
-	JLT  vecDotQ4_0AVX512_tail
+	JLT  vecDotQ4_0VNNI_tail
 	WQ_Q4_0(0)
 	COLI_S(0, XP, C0)
 	WQ_Q4_0(18)
@@ -1061,11 +1061,11 @@ vecDotQ4_0AVX512_loop:
 	ADDQ $72, WP
 	ADDQ $136, XP
 	SUBQ $4, NB
-	JMP  vecDotQ4_0AVX512_loop
+	JMP  vecDotQ4_0VNNI_loop
 
-vecDotQ4_0AVX512_tail:
+vecDotQ4_0VNNI_tail:
 	TESTQ NB, NB
-	JZ    vecDotQ4_0AVX512_done
+	JZ    vecDotQ4_0VNNI_done
 	WQ_Q4_0(0)
 	COLI_S(0, XP, C0)
 	SUM1
@@ -1073,14 +1073,14 @@ vecDotQ4_0AVX512_tail:
 	ADDQ  $18, WP
 	ADDQ  $34, XP
 	DECQ  NB
-	JMP   vecDotQ4_0AVX512_tail
+	JMP   vecDotQ4_0VNNI_tail
 
-vecDotQ4_0AVX512_done:
+vecDotQ4_0VNNI_done:
 	DOT_RESULT(ret+56(FP))
 	RET
 
-// func vecDotNQ4_0AVX512(n int, w, x []byte, xStride int, out []float32)
-TEXT ·vecDotNQ4_0AVX512(SB), NOSPLIT, $0-88
+// func vecDotNQ4_0VNNI(n int, w, x []byte, xStride int, out []float32)
+TEXT ·vecDotNQ4_0VNNI(SB), NOSPLIT, $0-88
 	MOVQ n+0(FP), NB
 	SHRQ $5, NB
 	MOVQ w_base+8(FP), WP
@@ -1090,9 +1090,9 @@ TEXT ·vecDotNQ4_0AVX512(SB), NOSPLIT, $0-88
 	MOVQ out_len+72(FP), NC
 	DOTN_SETUP
 
-vecDotNQ4_0AVX512_loop:
+vecDotNQ4_0VNNI_loop:
 	CMPQ NB, $4
-	JLT  vecDotNQ4_0AVX512_tail
+	JLT  vecDotNQ4_0VNNI_tail
 	WQ_Q4_0(0)
 	WSCALE_H(0)
 	COLI_S(0, P0, C0)
@@ -1127,11 +1127,11 @@ vecDotNQ4_0AVX512_loop:
 	BLOCKN_H(102, ACC3)
 	ADVANCE_N(72, 136)
 	SUBQ $4, NB
-	JMP  vecDotNQ4_0AVX512_loop
+	JMP  vecDotNQ4_0VNNI_loop
 
-vecDotNQ4_0AVX512_tail:
+vecDotNQ4_0VNNI_tail:
 	TESTQ NB, NB
-	JZ    vecDotNQ4_0AVX512_done
+	JZ    vecDotNQ4_0VNNI_done
 	WQ_Q4_0(0)
 	WSCALE_H(0)
 	COLI_S(0, P0, C0)
@@ -1142,39 +1142,39 @@ vecDotNQ4_0AVX512_tail:
 	BLOCKN_H(0, ACC0)
 	ADVANCE_N(18, 34)
 	DECQ  NB
-	JMP   vecDotNQ4_0AVX512_tail
+	JMP   vecDotNQ4_0VNNI_tail
 
-vecDotNQ4_0AVX512_done:
+vecDotNQ4_0VNNI_done:
 	DOTN_RESULT
 	CMPQ NC, $4
-	JLT  vecDotNQ4_0AVX512_part
+	JLT  vecDotNQ4_0VNNI_part
 	VMOVUPS ACC0, (OUT)
 	VZEROUPPER
 	RET
 
-vecDotNQ4_0AVX512_part:
+vecDotNQ4_0VNNI_part:
 	VMOVSS ACC0, (OUT)
 	CMPQ   NC, $2
-	JLT    vecDotNQ4_0AVX512_ret
+	JLT    vecDotNQ4_0VNNI_ret
 	VEXTRACTPS $1, ACC0, 4(OUT)
-	JEQ    vecDotNQ4_0AVX512_ret
+	JEQ    vecDotNQ4_0VNNI_ret
 	VEXTRACTPS $2, ACC0, 8(OUT)
 
-vecDotNQ4_0AVX512_ret:
+vecDotNQ4_0VNNI_ret:
 	VZEROUPPER
 	RET
 
-// func vecDotQ5_0AVX512(n int, w, x []byte) float32
-TEXT ·vecDotQ5_0AVX512(SB), NOSPLIT, $0-60
+// func vecDotQ5_0VNNI(n int, w, x []byte) float32
+TEXT ·vecDotQ5_0VNNI(SB), NOSPLIT, $0-60
 	MOVQ n+0(FP), NB
 	SHRQ $5, NB            // NB = n/32 blocks
 	MOVQ w_base+8(FP), WP
 	MOVQ x_base+32(FP), XP
 	DOT_SETUP
 
-vecDotQ5_0AVX512_loop:
+vecDotQ5_0VNNI_loop:
 	CMPQ NB, $4
-	JLT  vecDotQ5_0AVX512_tail
+	JLT  vecDotQ5_0VNNI_tail
 	WQ_Q5_0(0)
 	COLI_S(0, XP, C0)
 	WQ_Q5_0(22)
@@ -1188,11 +1188,11 @@ vecDotQ5_0AVX512_loop:
 	ADDQ $88, WP
 	ADDQ $136, XP
 	SUBQ $4, NB
-	JMP  vecDotQ5_0AVX512_loop
+	JMP  vecDotQ5_0VNNI_loop
 
-vecDotQ5_0AVX512_tail:
+vecDotQ5_0VNNI_tail:
 	TESTQ NB, NB
-	JZ    vecDotQ5_0AVX512_done
+	JZ    vecDotQ5_0VNNI_done
 	WQ_Q5_0(0)
 	COLI_S(0, XP, C0)
 	SUM1
@@ -1200,14 +1200,14 @@ vecDotQ5_0AVX512_tail:
 	ADDQ  $22, WP
 	ADDQ  $34, XP
 	DECQ  NB
-	JMP   vecDotQ5_0AVX512_tail
+	JMP   vecDotQ5_0VNNI_tail
 
-vecDotQ5_0AVX512_done:
+vecDotQ5_0VNNI_done:
 	DOT_RESULT(ret+56(FP))
 	RET
 
-// func vecDotNQ5_0AVX512(n int, w, x []byte, xStride int, out []float32)
-TEXT ·vecDotNQ5_0AVX512(SB), NOSPLIT, $0-88
+// func vecDotNQ5_0VNNI(n int, w, x []byte, xStride int, out []float32)
+TEXT ·vecDotNQ5_0VNNI(SB), NOSPLIT, $0-88
 	MOVQ n+0(FP), NB
 	SHRQ $5, NB
 	MOVQ w_base+8(FP), WP
@@ -1217,9 +1217,9 @@ TEXT ·vecDotNQ5_0AVX512(SB), NOSPLIT, $0-88
 	MOVQ out_len+72(FP), NC
 	DOTN_SETUP
 
-vecDotNQ5_0AVX512_loop:
+vecDotNQ5_0VNNI_loop:
 	CMPQ NB, $4
-	JLT  vecDotNQ5_0AVX512_tail
+	JLT  vecDotNQ5_0VNNI_tail
 	WQ_Q5_0(0)
 	WSCALE_H(0)
 	COLI_S(0, P0, C0)
@@ -1254,11 +1254,11 @@ vecDotNQ5_0AVX512_loop:
 	BLOCKN_H(102, ACC3)
 	ADVANCE_N(88, 136)
 	SUBQ $4, NB
-	JMP  vecDotNQ5_0AVX512_loop
+	JMP  vecDotNQ5_0VNNI_loop
 
-vecDotNQ5_0AVX512_tail:
+vecDotNQ5_0VNNI_tail:
 	TESTQ NB, NB
-	JZ    vecDotNQ5_0AVX512_done
+	JZ    vecDotNQ5_0VNNI_done
 	WQ_Q5_0(0)
 	WSCALE_H(0)
 	COLI_S(0, P0, C0)
@@ -1269,39 +1269,39 @@ vecDotNQ5_0AVX512_tail:
 	BLOCKN_H(0, ACC0)
 	ADVANCE_N(22, 34)
 	DECQ  NB
-	JMP   vecDotNQ5_0AVX512_tail
+	JMP   vecDotNQ5_0VNNI_tail
 
-vecDotNQ5_0AVX512_done:
+vecDotNQ5_0VNNI_done:
 	DOTN_RESULT
 	CMPQ NC, $4
-	JLT  vecDotNQ5_0AVX512_part
+	JLT  vecDotNQ5_0VNNI_part
 	VMOVUPS ACC0, (OUT)
 	VZEROUPPER
 	RET
 
-vecDotNQ5_0AVX512_part:
+vecDotNQ5_0VNNI_part:
 	VMOVSS ACC0, (OUT)
 	CMPQ   NC, $2
-	JLT    vecDotNQ5_0AVX512_ret
+	JLT    vecDotNQ5_0VNNI_ret
 	VEXTRACTPS $1, ACC0, 4(OUT)
-	JEQ    vecDotNQ5_0AVX512_ret
+	JEQ    vecDotNQ5_0VNNI_ret
 	VEXTRACTPS $2, ACC0, 8(OUT)
 
-vecDotNQ5_0AVX512_ret:
+vecDotNQ5_0VNNI_ret:
 	VZEROUPPER
 	RET
 
-// func vecDotQ8_0AVX512(n int, w, x []byte) float32
-TEXT ·vecDotQ8_0AVX512(SB), NOSPLIT, $0-60
+// func vecDotQ8_0VNNI(n int, w, x []byte) float32
+TEXT ·vecDotQ8_0VNNI(SB), NOSPLIT, $0-60
 	MOVQ n+0(FP), NB
 	SHRQ $5, NB            // NB = n/32 blocks
 	MOVQ w_base+8(FP), WP
 	MOVQ x_base+32(FP), XP
 	DOT_SETUP
 
-vecDotQ8_0AVX512_loop:
+vecDotQ8_0VNNI_loop:
 	CMPQ NB, $4
-	JLT  vecDotQ8_0AVX512_tail
+	JLT  vecDotQ8_0VNNI_tail
 	WQ_Q8_0(0)
 	COLI_S(0, XP, C0)
 	WQ_Q8_0(34)
@@ -1315,11 +1315,11 @@ vecDotQ8_0AVX512_loop:
 	ADDQ $136, WP
 	ADDQ $136, XP
 	SUBQ $4, NB
-	JMP  vecDotQ8_0AVX512_loop
+	JMP  vecDotQ8_0VNNI_loop
 
-vecDotQ8_0AVX512_tail:
+vecDotQ8_0VNNI_tail:
 	TESTQ NB, NB
-	JZ    vecDotQ8_0AVX512_done
+	JZ    vecDotQ8_0VNNI_done
 	WQ_Q8_0(0)
 	COLI_S(0, XP, C0)
 	SUM1
@@ -1327,14 +1327,14 @@ vecDotQ8_0AVX512_tail:
 	ADDQ  $34, WP
 	ADDQ  $34, XP
 	DECQ  NB
-	JMP   vecDotQ8_0AVX512_tail
+	JMP   vecDotQ8_0VNNI_tail
 
-vecDotQ8_0AVX512_done:
+vecDotQ8_0VNNI_done:
 	DOT_RESULT(ret+56(FP))
 	RET
 
-// func vecDotNQ8_0AVX512(n int, w, x []byte, xStride int, out []float32)
-TEXT ·vecDotNQ8_0AVX512(SB), NOSPLIT, $0-88
+// func vecDotNQ8_0VNNI(n int, w, x []byte, xStride int, out []float32)
+TEXT ·vecDotNQ8_0VNNI(SB), NOSPLIT, $0-88
 	MOVQ n+0(FP), NB
 	SHRQ $5, NB
 	MOVQ w_base+8(FP), WP
@@ -1344,9 +1344,9 @@ TEXT ·vecDotNQ8_0AVX512(SB), NOSPLIT, $0-88
 	MOVQ out_len+72(FP), NC
 	DOTN_SETUP
 
-vecDotNQ8_0AVX512_loop:
+vecDotNQ8_0VNNI_loop:
 	CMPQ NB, $4
-	JLT  vecDotNQ8_0AVX512_tail
+	JLT  vecDotNQ8_0VNNI_tail
 	WQ_Q8_0(0)
 	WSCALE_H(0)
 	COLI_S(0, P0, C0)
@@ -1381,11 +1381,11 @@ vecDotNQ8_0AVX512_loop:
 	BLOCKN_H(102, ACC3)
 	ADVANCE_N(136, 136)
 	SUBQ $4, NB
-	JMP  vecDotNQ8_0AVX512_loop
+	JMP  vecDotNQ8_0VNNI_loop
 
-vecDotNQ8_0AVX512_tail:
+vecDotNQ8_0VNNI_tail:
 	TESTQ NB, NB
-	JZ    vecDotNQ8_0AVX512_done
+	JZ    vecDotNQ8_0VNNI_done
 	WQ_Q8_0(0)
 	WSCALE_H(0)
 	COLI_S(0, P0, C0)
@@ -1396,39 +1396,39 @@ vecDotNQ8_0AVX512_tail:
 	BLOCKN_H(0, ACC0)
 	ADVANCE_N(34, 34)
 	DECQ  NB
-	JMP   vecDotNQ8_0AVX512_tail
+	JMP   vecDotNQ8_0VNNI_tail
 
-vecDotNQ8_0AVX512_done:
+vecDotNQ8_0VNNI_done:
 	DOTN_RESULT
 	CMPQ NC, $4
-	JLT  vecDotNQ8_0AVX512_part
+	JLT  vecDotNQ8_0VNNI_part
 	VMOVUPS ACC0, (OUT)
 	VZEROUPPER
 	RET
 
-vecDotNQ8_0AVX512_part:
+vecDotNQ8_0VNNI_part:
 	VMOVSS ACC0, (OUT)
 	CMPQ   NC, $2
-	JLT    vecDotNQ8_0AVX512_ret
+	JLT    vecDotNQ8_0VNNI_ret
 	VEXTRACTPS $1, ACC0, 4(OUT)
-	JEQ    vecDotNQ8_0AVX512_ret
+	JEQ    vecDotNQ8_0VNNI_ret
 	VEXTRACTPS $2, ACC0, 8(OUT)
 
-vecDotNQ8_0AVX512_ret:
+vecDotNQ8_0VNNI_ret:
 	VZEROUPPER
 	RET
 
-// func vecDotQ4_1AVX512(n int, w, x []byte) float32
-TEXT ·vecDotQ4_1AVX512(SB), NOSPLIT, $0-60
+// func vecDotQ4_1VNNI(n int, w, x []byte) float32
+TEXT ·vecDotQ4_1VNNI(SB), NOSPLIT, $0-60
 	MOVQ n+0(FP), NB
 	SHRQ $5, NB            // NB = n/32 blocks
 	MOVQ w_base+8(FP), WP
 	MOVQ x_base+32(FP), XP
 	DOT_SETUP
 
-vecDotQ4_1AVX512_loop:
+vecDotQ4_1VNNI_loop:
 	CMPQ NB, $4
-	JLT  vecDotQ4_1AVX512_tail
+	JLT  vecDotQ4_1VNNI_tail
 	WQ_Q4_1(0)
 	COLI_U(0, XP, C0)
 	WQ_Q4_1(20)
@@ -1442,11 +1442,11 @@ vecDotQ4_1AVX512_loop:
 	ADDQ $80, WP
 	ADDQ $144, XP
 	SUBQ $4, NB
-	JMP  vecDotQ4_1AVX512_loop
+	JMP  vecDotQ4_1VNNI_loop
 
-vecDotQ4_1AVX512_tail:
+vecDotQ4_1VNNI_tail:
 	TESTQ NB, NB
-	JZ    vecDotQ4_1AVX512_done
+	JZ    vecDotQ4_1VNNI_done
 	WQ_Q4_1(0)
 	COLI_U(0, XP, C0)
 	SUM1
@@ -1454,14 +1454,14 @@ vecDotQ4_1AVX512_tail:
 	ADDQ  $20, WP
 	ADDQ  $36, XP
 	DECQ  NB
-	JMP   vecDotQ4_1AVX512_tail
+	JMP   vecDotQ4_1VNNI_tail
 
-vecDotQ4_1AVX512_done:
+vecDotQ4_1VNNI_done:
 	DOT_RESULT(ret+56(FP))
 	RET
 
-// func vecDotNQ4_1AVX512(n int, w, x []byte, xStride int, out []float32)
-TEXT ·vecDotNQ4_1AVX512(SB), NOSPLIT, $0-88
+// func vecDotNQ4_1VNNI(n int, w, x []byte, xStride int, out []float32)
+TEXT ·vecDotNQ4_1VNNI(SB), NOSPLIT, $0-88
 	MOVQ n+0(FP), NB
 	SHRQ $5, NB
 	MOVQ w_base+8(FP), WP
@@ -1471,9 +1471,9 @@ TEXT ·vecDotNQ4_1AVX512(SB), NOSPLIT, $0-88
 	MOVQ out_len+72(FP), NC
 	DOTN_SETUP
 
-vecDotNQ4_1AVX512_loop:
+vecDotNQ4_1VNNI_loop:
 	CMPQ NB, $4
-	JLT  vecDotNQ4_1AVX512_tail
+	JLT  vecDotNQ4_1VNNI_tail
 	WQ_Q4_1(0)
 	WSCALE_HH(0)
 	COLI_U(0, P0, C0)
@@ -1508,11 +1508,11 @@ vecDotNQ4_1AVX512_loop:
 	BLOCKN_HH(108, ACC3)
 	ADVANCE_N(80, 144)
 	SUBQ $4, NB
-	JMP  vecDotNQ4_1AVX512_loop
+	JMP  vecDotNQ4_1VNNI_loop
 
-vecDotNQ4_1AVX512_tail:
+vecDotNQ4_1VNNI_tail:
 	TESTQ NB, NB
-	JZ    vecDotNQ4_1AVX512_done
+	JZ    vecDotNQ4_1VNNI_done
 	WQ_Q4_1(0)
 	WSCALE_HH(0)
 	COLI_U(0, P0, C0)
@@ -1523,39 +1523,39 @@ vecDotNQ4_1AVX512_tail:
 	BLOCKN_HH(0, ACC0)
 	ADVANCE_N(20, 36)
 	DECQ  NB
-	JMP   vecDotNQ4_1AVX512_tail
+	JMP   vecDotNQ4_1VNNI_tail
 
-vecDotNQ4_1AVX512_done:
+vecDotNQ4_1VNNI_done:
 	DOTN_RESULT
 	CMPQ NC, $4
-	JLT  vecDotNQ4_1AVX512_part
+	JLT  vecDotNQ4_1VNNI_part
 	VMOVUPS ACC0, (OUT)
 	VZEROUPPER
 	RET
 
-vecDotNQ4_1AVX512_part:
+vecDotNQ4_1VNNI_part:
 	VMOVSS ACC0, (OUT)
 	CMPQ   NC, $2
-	JLT    vecDotNQ4_1AVX512_ret
+	JLT    vecDotNQ4_1VNNI_ret
 	VEXTRACTPS $1, ACC0, 4(OUT)
-	JEQ    vecDotNQ4_1AVX512_ret
+	JEQ    vecDotNQ4_1VNNI_ret
 	VEXTRACTPS $2, ACC0, 8(OUT)
 
-vecDotNQ4_1AVX512_ret:
+vecDotNQ4_1VNNI_ret:
 	VZEROUPPER
 	RET
 
-// func vecDotQ5_1AVX512(n int, w, x []byte) float32
-TEXT ·vecDotQ5_1AVX512(SB), NOSPLIT, $0-60
+// func vecDotQ5_1VNNI(n int, w, x []byte) float32
+TEXT ·vecDotQ5_1VNNI(SB), NOSPLIT, $0-60
 	MOVQ n+0(FP), NB
 	SHRQ $5, NB            // NB = n/32 blocks
 	MOVQ w_base+8(FP), WP
 	MOVQ x_base+32(FP), XP
 	DOT_SETUP
 
-vecDotQ5_1AVX512_loop:
+vecDotQ5_1VNNI_loop:
 	CMPQ NB, $4
-	JLT  vecDotQ5_1AVX512_tail
+	JLT  vecDotQ5_1VNNI_tail
 	WQ_Q5_1(0)
 	COLI_U(0, XP, C0)
 	WQ_Q5_1(24)
@@ -1569,11 +1569,11 @@ vecDotQ5_1AVX512_loop:
 	ADDQ $96, WP
 	ADDQ $144, XP
 	SUBQ $4, NB
-	JMP  vecDotQ5_1AVX512_loop
+	JMP  vecDotQ5_1VNNI_loop
 
-vecDotQ5_1AVX512_tail:
+vecDotQ5_1VNNI_tail:
 	TESTQ NB, NB
-	JZ    vecDotQ5_1AVX512_done
+	JZ    vecDotQ5_1VNNI_done
 	WQ_Q5_1(0)
 	COLI_U(0, XP, C0)
 	SUM1
@@ -1581,14 +1581,14 @@ vecDotQ5_1AVX512_tail:
 	ADDQ  $24, WP
 	ADDQ  $36, XP
 	DECQ  NB
-	JMP   vecDotQ5_1AVX512_tail
+	JMP   vecDotQ5_1VNNI_tail
 
-vecDotQ5_1AVX512_done:
+vecDotQ5_1VNNI_done:
 	DOT_RESULT(ret+56(FP))
 	RET
 
-// func vecDotNQ5_1AVX512(n int, w, x []byte, xStride int, out []float32)
-TEXT ·vecDotNQ5_1AVX512(SB), NOSPLIT, $0-88
+// func vecDotNQ5_1VNNI(n int, w, x []byte, xStride int, out []float32)
+TEXT ·vecDotNQ5_1VNNI(SB), NOSPLIT, $0-88
 	MOVQ n+0(FP), NB
 	SHRQ $5, NB
 	MOVQ w_base+8(FP), WP
@@ -1598,9 +1598,9 @@ TEXT ·vecDotNQ5_1AVX512(SB), NOSPLIT, $0-88
 	MOVQ out_len+72(FP), NC
 	DOTN_SETUP
 
-vecDotNQ5_1AVX512_loop:
+vecDotNQ5_1VNNI_loop:
 	CMPQ NB, $4
-	JLT  vecDotNQ5_1AVX512_tail
+	JLT  vecDotNQ5_1VNNI_tail
 	WQ_Q5_1(0)
 	WSCALE_HH(0)
 	COLI_U(0, P0, C0)
@@ -1635,11 +1635,11 @@ vecDotNQ5_1AVX512_loop:
 	BLOCKN_HH(108, ACC3)
 	ADVANCE_N(96, 144)
 	SUBQ $4, NB
-	JMP  vecDotNQ5_1AVX512_loop
+	JMP  vecDotNQ5_1VNNI_loop
 
-vecDotNQ5_1AVX512_tail:
+vecDotNQ5_1VNNI_tail:
 	TESTQ NB, NB
-	JZ    vecDotNQ5_1AVX512_done
+	JZ    vecDotNQ5_1VNNI_done
 	WQ_Q5_1(0)
 	WSCALE_HH(0)
 	COLI_U(0, P0, C0)
@@ -1650,24 +1650,24 @@ vecDotNQ5_1AVX512_tail:
 	BLOCKN_HH(0, ACC0)
 	ADVANCE_N(24, 36)
 	DECQ  NB
-	JMP   vecDotNQ5_1AVX512_tail
+	JMP   vecDotNQ5_1VNNI_tail
 
-vecDotNQ5_1AVX512_done:
+vecDotNQ5_1VNNI_done:
 	DOTN_RESULT
 	CMPQ NC, $4
-	JLT  vecDotNQ5_1AVX512_part
+	JLT  vecDotNQ5_1VNNI_part
 	VMOVUPS ACC0, (OUT)
 	VZEROUPPER
 	RET
 
-vecDotNQ5_1AVX512_part:
+vecDotNQ5_1VNNI_part:
 	VMOVSS ACC0, (OUT)
 	CMPQ   NC, $2
-	JLT    vecDotNQ5_1AVX512_ret
+	JLT    vecDotNQ5_1VNNI_ret
 	VEXTRACTPS $1, ACC0, 4(OUT)
-	JEQ    vecDotNQ5_1AVX512_ret
+	JEQ    vecDotNQ5_1VNNI_ret
 	VEXTRACTPS $2, ACC0, 8(OUT)
 
-vecDotNQ5_1AVX512_ret:
+vecDotNQ5_1VNNI_ret:
 	VZEROUPPER
 	RET

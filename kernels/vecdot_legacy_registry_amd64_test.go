@@ -21,7 +21,7 @@ func TestLegacyAMD64Registration(t *testing.T) {
 		}
 	}
 	vnni := resolveLevel(AVX512VNNI)
-	if !same(vnni.vecDot[Q8_0], vecDotQ8_0AVX512) || !same(vnni.quantize[Q8_0], quantizeRowQ8_0AVX2) {
+	if !same(vnni.vecDot[Q8_0], vecDotQ8_0VNNI) || !same(vnni.quantize[Q8_0], quantizeRowQ8_0AVX2) {
 		t.Fatal("avx512vnni: Q8_0 dot or quantizer is not the expected routine")
 	}
 }
@@ -36,7 +36,7 @@ func TestLegacyDotNRoutines(t *testing.T) {
 		"avx2": {vecDotNQ4_0AVX2, vecDotNQ4_1AVX2, vecDotNQ5_0AVX2, vecDotNQ5_1AVX2, vecDotNQ8_0AVX2},
 	}
 	if AVX512VNNI.Available() {
-		routines["avx512vnni"] = [5]vecDotNFunc{vecDotNQ4_0AVX512, vecDotNQ4_1AVX512, vecDotNQ5_0AVX512, vecDotNQ5_1AVX512, vecDotNQ8_0AVX512}
+		routines["avx512vnni"] = [5]vecDotNFunc{vecDotNQ4_0VNNI, vecDotNQ4_1VNNI, vecDotNQ5_0VNNI, vecDotNQ5_1VNNI, vecDotNQ8_0VNNI}
 	}
 	r := newRand(105)
 	for name, fs := range routines {
