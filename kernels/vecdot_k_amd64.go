@@ -151,7 +151,7 @@ func (k kquantKernels) register(tab *kernelTable) {
 // the VPDPWSSD variants; avx512 inherits the AVX2 ones (plain AVX-512 BW
 // adds nothing to these kernels). The quantizer is AVX2 for every level.
 func registerKQuantsAMD64(t *levelTables) {
-	avx2, avx512 := &t[AVX2], &t[AVX512VNNI]
+	avx2, vnni := &t[AVX2], &t[AVX512VNNI]
 	for _, k := range []kquantKernels{
 		{Q2_K, vecDotQ2_KAVX2, vecDot2Q2_KAVX2, vecDot4Q2_KAVX2},
 		{Q3_K, vecDotQ3_KAVX2, vecDot2Q3_KAVX2, vecDot4Q3_KAVX2},
@@ -169,6 +169,6 @@ func registerKQuantsAMD64(t *levelTables) {
 		{Q5_K, vecDotQ5_KVNNI, vecDot2Q5_KVNNI, vecDot4Q5_KVNNI},
 		{Q6_K, vecDotQ6_KVNNI, vecDot2Q6_KVNNI, vecDot4Q6_KVNNI},
 	} {
-		k.register(avx512)
+		k.register(vnni)
 	}
 }

@@ -103,7 +103,7 @@ func vecDotNQ5_1VNNI(n int, w, x []byte, xStride int, out []float32)
 // already the fastest form there (the 512-bit forms would need a second
 // scale per register for no fewer loads).
 func registerLegacyQuantsAMD64(t *levelTables) {
-	avx2, avx512 := &t[AVX2], &t[AVX512VNNI]
+	avx2, vnni := &t[AVX2], &t[AVX512VNNI]
 	avx2.vecDot[Q4_0] = vecDotQ4_0AVX2
 	avx2.vecDot[Q4_1] = vecDotQ4_1AVX2
 	avx2.vecDot[Q5_0] = vecDotQ5_0AVX2
@@ -116,16 +116,16 @@ func registerLegacyQuantsAMD64(t *levelTables) {
 	avx2.vecDotN[Q8_0] = legacyDotN(vecDotQ8_0AVX2, vecDotNQ8_0AVX2, 34)
 	avx2.quantize[Q8_0] = quantizeRowQ8_0AVX2
 	avx2.quantize[Q8_1] = quantizeRowQ8_1AVX2
-	avx512.vecDot[Q4_0] = vecDotQ4_0VNNI
-	avx512.vecDot[Q4_1] = vecDotQ4_1VNNI
-	avx512.vecDot[Q5_0] = vecDotQ5_0VNNI
-	avx512.vecDot[Q5_1] = vecDotQ5_1VNNI
-	avx512.vecDot[Q8_0] = vecDotQ8_0VNNI
-	avx512.vecDotN[Q4_0] = legacyDotN(vecDotQ4_0VNNI, vecDotNQ4_0VNNI, 34)
-	avx512.vecDotN[Q4_1] = legacyDotN(vecDotQ4_1VNNI, vecDotNQ4_1VNNI, 36)
-	avx512.vecDotN[Q5_0] = legacyDotN(vecDotQ5_0VNNI, vecDotNQ5_0VNNI, 34)
-	avx512.vecDotN[Q5_1] = legacyDotN(vecDotQ5_1VNNI, vecDotNQ5_1VNNI, 36)
-	avx512.vecDotN[Q8_0] = legacyDotN(vecDotQ8_0VNNI, vecDotNQ8_0VNNI, 34)
+	vnni.vecDot[Q4_0] = vecDotQ4_0VNNI
+	vnni.vecDot[Q4_1] = vecDotQ4_1VNNI
+	vnni.vecDot[Q5_0] = vecDotQ5_0VNNI
+	vnni.vecDot[Q5_1] = vecDotQ5_1VNNI
+	vnni.vecDot[Q8_0] = vecDotQ8_0VNNI
+	vnni.vecDotN[Q4_0] = legacyDotN(vecDotQ4_0VNNI, vecDotNQ4_0VNNI, 34)
+	vnni.vecDotN[Q4_1] = legacyDotN(vecDotQ4_1VNNI, vecDotNQ4_1VNNI, 36)
+	vnni.vecDotN[Q5_0] = legacyDotN(vecDotQ5_0VNNI, vecDotNQ5_0VNNI, 34)
+	vnni.vecDotN[Q5_1] = legacyDotN(vecDotQ5_1VNNI, vecDotNQ5_1VNNI, 36)
+	vnni.vecDotN[Q8_0] = legacyDotN(vecDotQ8_0VNNI, vecDotNQ8_0VNNI, 34)
 }
 
 // legacyDotN returns the multi-column kernel: the four-column routine four
