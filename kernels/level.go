@@ -93,9 +93,13 @@ func (l Level) compiled() bool {
 // ignored). Only levels compiled into this build parse.
 func ParseLevel(s string) (Level, error) {
 	s = strings.ToLower(strings.TrimSpace(s))
-	for _, l := range archLevels {
-		if levelInfo[l].name == s {
+	for l := Generic; l < numLevels; l++ {
+		switch {
+		case levelInfo[l].name != s:
+		case l.compiled():
 			return l, nil
+		default:
+			return Generic, fmt.Errorf("kernel level %s is not in this build (it has %s)", s, levelList(archLevels))
 		}
 	}
 	return Generic, fmt.Errorf("unknown kernel level %q (this build has %s)", s, levelList(archLevels))

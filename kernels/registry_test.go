@@ -62,6 +62,11 @@ func TestLevelFromEnv(t *testing.T) {
 	if _, err := levelFromEnv("no-such-isa"); err == nil || !strings.Contains(err.Error(), "generic") {
 		t.Errorf("unknown WAGGLE_KERNELS: err = %v, want one listing the levels", err)
 	}
+	for l := Generic; l < numLevels; l++ {
+		if _, err := levelFromEnv(l.String()); !l.compiled() && (err == nil || !strings.Contains(err.Error(), "not in this build")) {
+			t.Errorf("WAGGLE_KERNELS=%s, a level of another build: err = %v", l, err)
+		}
+	}
 }
 
 // TestBadEnvFails: a WAGGLE_KERNELS value that names no level ends the
