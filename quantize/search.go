@@ -7,7 +7,7 @@ import "math"
 // search a scale (and a min) for one sub-block. The arithmetic is float32 in
 // ggml's order, each product wrapped in float32() so no target fuses it; the
 // bytes then match llama-quantize's on the files checked in
-// quantize_w_file_test.go.
+// row_file_test.go.
 
 // groupMaxEps is ggml's GROUP_MAX_EPS: a sub-block whose largest magnitude is
 // below it is treated as all zero.
