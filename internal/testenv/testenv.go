@@ -8,8 +8,12 @@
 package testenv
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -115,4 +119,29 @@ func NeedKernelLevel(t testing.TB, level string, available bool) {
 func RequireAllKernels() bool {
 	v := os.Getenv("WAGGLE_REQUIRE_ASM")
 	return v != "" && v != "0"
+}
+
+// TestFuncs returns the names of the Test functions in the _test.go files
+// of the working directory (the package under test), whatever their build
+// constraints, for tests that check other tests exist.
+func TestFuncs(t testing.TB) map[string]bool {
+	t.Helper()
+	files, err := filepath.Glob("*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && strings.HasPrefix(fd.Name.Name, "Test") {
+				names[fd.Name.Name] = true
+			}
+		}
+	}
+	return names
 }

@@ -1,8 +1,10 @@
 package turbo
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/waggle-llm/waggle/internal/testenv"
 	"github.com/waggle-llm/waggle/kernels"
 )
 
@@ -49,4 +51,40 @@ func goName(l kernels.Level) string {
 		return "go"
 	}
 	return l.String()
+}
+
+// familyTests names, for every family this package registers, the tests
+// that run each of its levels this CPU supports against the Go reference
+// (the amd64 and arm64 ones where they differ).
+var familyTests = map[string][]string{
+	"turbo/expand":     {"TestExpandRowsMatchesDecodeRotated"},
+	"turbo/score":      {"TestScoreRows4Kernels", "TestScoreRows4NEON"},
+	"turbo/accumulate": {"TestAccumulateRows4MatchesReference", "TestAccumulateRows4NEON"},
+	"turbo/rotate":     {"TestRotateDispatch", "TestRotateImplsMatchGo", "TestRotateNEONMatchesGo"},
+	"turbo/viterbi":    {"TestViterbiImplsMatchGo", "TestTCQEncodeImplsMatchGo", "TestViterbiNEONMatchesGo"},
+}
+
+// TestEveryFamilyHasLevelTests: every family of this package in the
+// registry names its level tests in familyTests, and each exists.
+func TestEveryFamilyHasLevelTests(t *testing.T) {
+	tests := testenv.TestFuncs(t)
+	seen := 0
+	for _, f := range kernels.Report() {
+		if !strings.HasPrefix(f.Family, "turbo/") {
+			continue
+		}
+		seen++
+		names := familyTests[f.Family]
+		if len(names) == 0 {
+			t.Errorf("family %s names no tests that run its levels (familyTests)", f.Family)
+		}
+		for _, n := range names {
+			if !tests[n] {
+				t.Errorf("family %s: no test %s in this package", f.Family, n)
+			}
+		}
+	}
+	if seen != len(familyTests) {
+		t.Errorf("the registry reports %d turbo families, familyTests has %d", seen, len(familyTests))
+	}
 }
