@@ -1,0 +1,287 @@
+//go:build vulkan && (amd64 || arm64) && (linux || darwin || windows)
+
+package vulkan
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+)
+
+// Recorder records dispatches and copies into one command buffer and
+// submits them with one fence wait: a step of a whole layer range costs one
+// round trip. It is not safe for concurrent use; each session owns one.
+//
+// Descriptor sets are cached by their bindings (buffer identity, offset,
+// size): a model's buffers do not change between steps, so after the first
+// step recording only looks sets up, and a warm step allocates nothing.
+// Errors during recording are kept and returned by Submit.
+type Recorder struct {
+	d     *Device
+	pool  vkCommandPool
+	cb    vkCommandBuffer
+	fence vkFence
+	pools []vkDescriptorPool
+	left  int // sets left in the newest descriptor pool
+	sets  map[setKey]vkDescriptorSet
+
+	staging *Buffer // uploads and downloads outside a step (transfer.go)
+
+	recording  bool
+	err        error
+	dispatches int
+
+	// Call arguments live here so that passing their address allocates
+	// nothing.
+	begin   vkCommandBufferBeginInfo
+	barrier vkMemoryBarrier
+	submit  vkSubmitInfo
+	copyReg vkBufferCopy
+	push    [pushBytes / 4]uint32
+	set     vkDescriptorSet
+	alloc   vkDescriptorSetAllocateInfo
+	infos   [maxBindings]vkDescriptorBufferInfo
+	writes  [maxBindings]vkWriteDescriptorSet
+
+	// Op arguments (ops.go), kept here for the same reason.
+	regions  [maxBindings]Region
+	pushBuf  [pushBytes / 4]uint32
+	pushArgs []uint32
+}
+
+// setKey identifies a descriptor set by layout and bindings.
+type setKey struct {
+	n    int
+	bind [maxBindings]struct{ id, off, size uint64 }
+}
+
+const setsPerPool = 1024
+
+// NewRecorder makes a recorder with its own command pool, command buffer
+// and fence.
+func (d *Device) NewRecorder() (*Recorder, error) {
+	r := &Recorder{d: d, sets: map[setKey]vkDescriptorSet{}}
+	h := uintptr(d.handle)
+	pci := &vkCommandPoolCreateInfo{sType: stCommandPoolCreateInfo, flags: cmdPoolResetCommandBuffer, queueFamilyIndex: d.family}
+	if err := check("vkCreateCommandPool", call(d.fn.createCommandPool, h, ptr(pci), 0, ptr(&r.pool))); err != nil {
+		return nil, err
+	}
+	ai := &vkCommandBufferAllocateInfo{sType: stCommandBufferAllocateInfo, commandPool: r.pool, level: commandBufferLevelPrimary, commandBufferCount: 1}
+	if err := check("vkAllocateCommandBuffers", call(d.fn.allocateCommandBuffers, h, ptr(ai), ptr(&r.cb))); err != nil {
+		r.Close()
+		return nil, err
+	}
+	fci := &vkFenceCreateInfo{sType: stFenceCreateInfo}
+	if err := check("vkCreateFence", call(d.fn.createFence, h, ptr(fci), 0, ptr(&r.fence))); err != nil {
+		r.Close()
+		return nil, err
+	}
+	r.begin = vkCommandBufferBeginInfo{sType: stCommandBufferBeginInfo, flags: cmdBufferOneTimeSubmit}
+	r.barrier = vkMemoryBarrier{sType: stMemoryBarrier}
+	r.submit = vkSubmitInfo{sType: stSubmitInfo, commandBufferCount: 1, pCommandBuffers: unsafe.Pointer(&r.cb)}
+	return r, nil
+}
+
+// Close releases the recorder's Vulkan objects. It must not be recording
+// or have a submit in flight.
+func (r *Recorder) Close() {
+	if r == nil || r.d == nil {
+		return
+	}
+	h := uintptr(r.d.handle)
+	r.staging.Free()
+	for _, p := range r.pools {
+		call(r.d.fn.destroyDescriptorPool, h, uintptr(p), 0)
+	}
+	if r.fence != 0 {
+		call(r.d.fn.destroyFence, h, uintptr(r.fence), 0)
+	}
+	if r.pool != 0 {
+		call(r.d.fn.destroyCommandPool, h, uintptr(r.pool), 0)
+	}
+	*r = Recorder{}
+}
+
+// Begin starts recording a step.
+func (r *Recorder) Begin() error {
+	if r.recording {
+		return errors.New("vulkan: Begin while recording")
+	}
+	r.err, r.dispatches = nil, 0
+	if err := check("vkBeginCommandBuffer", call(r.d.fn.beginCommandBuffer, uintptr(r.cb), ptr(&r.begin))); err != nil {
+		return err
+	}
+	r.recording = true
+	return nil
+}
+
+// fail keeps the first recording error.
+func (r *Recorder) fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+}
+
+// Dispatches returns the number of dispatches recorded since Begin.
+func (r *Recorder) Dispatches() int { return r.dispatches }
+
+// Dispatch records k over groups (x, y, z) with the regions bound to
+// bindings 0..n-1 and push as push constants (at most 32 words).
+func (r *Recorder) Dispatch(k *Kernel, regions []Region, push []uint32, x, y, z uint32) {
+	if !r.recording {
+		r.fail(errors.New("vulkan: Dispatch outside Begin/Submit"))
+		return
+	}
+	if len(regions) != k.nBind || len(push) > len(r.push) {
+		r.fail(fmt.Errorf("vulkan: %s: %d regions for %d bindings, %d push words", k.name, len(regions), k.nBind, len(push)))
+		return
+	}
+	if x == 0 || y == 0 || z == 0 {
+		return // nothing to do
+	}
+	if lim := r.d.phys.props.limits.maxComputeWorkGroupCount; x > lim[0] || y > lim[1] || z > lim[2] {
+		r.fail(fmt.Errorf("vulkan: %s: work groups (%d, %d, %d) exceed the device's %v", k.name, x, y, z, lim))
+		return
+	}
+	set, err := r.descriptorSet(k.p.layout, regions)
+	if err != nil {
+		r.fail(err)
+		return
+	}
+	cb, l := uintptr(r.cb), k.p.layout
+	r.set = set
+	call(r.d.fn.cmdBindPipeline, cb, pipelineBindPointCompute, uintptr(k.p.handle))
+	call(r.d.fn.cmdBindDescriptorSets, cb, pipelineBindPointCompute, uintptr(l.pipeLayout), 0, 1, ptr(&r.set), 0, 0)
+	if len(push) > 0 {
+		copy(r.push[:], push)
+		call(r.d.fn.cmdPushConstants, cb, uintptr(l.pipeLayout), shaderStageCompute, 0, uintptr(4*len(push)), ptr(&r.push[0]))
+	}
+	call(r.d.fn.cmdDispatch, cb, uintptr(x), uintptr(y), uintptr(z))
+	r.dispatches++
+}
+
+// Barrier makes every shader and transfer write recorded so far visible to
+// the shaders and transfers recorded after it.
+func (r *Recorder) Barrier() {
+	r.memoryBarrier(stageComputeShader|stageTransfer, stageComputeShader|stageTransfer,
+		accessShaderWrite|accessTransferWrite, accessShaderRead|accessShaderWrite|accessTransferRead|accessTransferWrite)
+}
+
+func (r *Recorder) memoryBarrier(srcStage, dstStage, srcAccess, dstAccess uint32) {
+	if !r.recording {
+		r.fail(errors.New("vulkan: Barrier outside Begin/Submit"))
+		return
+	}
+	r.barrier.srcAccessMask, r.barrier.dstAccessMask = srcAccess, dstAccess
+	call(r.d.fn.cmdPipelineBarrier, uintptr(r.cb), uintptr(srcStage), uintptr(dstStage), 0, 1, ptr(&r.barrier), 0, 0, 0, 0)
+}
+
+// Copy records a copy of src into dst (src.Size bytes; dst must be as
+// large). Offsets and size must be multiples of 4.
+func (r *Recorder) Copy(dst, src Region) {
+	if !r.recording {
+		r.fail(errors.New("vulkan: Copy outside Begin/Submit"))
+		return
+	}
+	if src.Size == 0 {
+		return
+	}
+	if dst.Size < src.Size || src.Off%4 != 0 || dst.Off%4 != 0 || src.Size%4 != 0 {
+		r.fail(fmt.Errorf("vulkan: copy of %d bytes at %d into %d bytes at %d", src.Size, src.Off, dst.Size, dst.Off))
+		return
+	}
+	r.copyReg = vkBufferCopy{srcOffset: src.Off, dstOffset: dst.Off, size: src.Size}
+	call(r.d.fn.cmdCopyBuffer, uintptr(r.cb), uintptr(src.B.handle), uintptr(dst.B.handle), 1, ptr(&r.copyReg))
+}
+
+// Fill records setting every 32-bit word of dst to v.
+func (r *Recorder) Fill(dst Region, v uint32) {
+	if !r.recording {
+		r.fail(errors.New("vulkan: Fill outside Begin/Submit"))
+		return
+	}
+	call(r.d.fn.cmdFillBuffer, uintptr(r.cb), uintptr(dst.B.handle), uintptr(dst.Off), uintptr(dst.Size&^3), uintptr(v))
+}
+
+// Submit ends recording, submits the command buffer, waits for it to
+// finish and returns the first error of recording or execution. Results
+// in host buffers are readable when it returns.
+func (r *Recorder) Submit() error {
+	if !r.recording {
+		return errors.New("vulkan: Submit without Begin")
+	}
+	r.memoryBarrier(stageComputeShader|stageTransfer, stageHost, accessShaderWrite|accessTransferWrite, accessHostRead)
+	r.recording = false
+	cb, h := uintptr(r.cb), uintptr(r.d.handle)
+	if err := check("vkEndCommandBuffer", call(r.d.fn.endCommandBuffer, cb)); err != nil {
+		r.fail(err)
+	}
+	if r.err != nil {
+		call(r.d.fn.resetCommandBuffer, cb, 0)
+		return r.err
+	}
+	r.d.submitMu.Lock()
+	err := check("vkQueueSubmit", call(r.d.fn.queueSubmit, uintptr(r.d.queue), 1, ptr(&r.submit), uintptr(r.fence)))
+	r.d.submitMu.Unlock()
+	if err == nil {
+		err = check("vkWaitForFences", call(r.d.fn.waitForFences, h, 1, ptr(&r.fence), 1, uintptr(^uint64(0))))
+		if e := check("vkResetFences", call(r.d.fn.resetFences, h, 1, ptr(&r.fence))); err == nil {
+			err = e
+		}
+	}
+	call(r.d.fn.resetCommandBuffer, cb, 0)
+	return err
+}
+
+// descriptorSet returns the cached set for the bindings, writing a new one
+// on first use.
+func (r *Recorder) descriptorSet(l *setLayout, regions []Region) (vkDescriptorSet, error) {
+	var key setKey
+	key.n = l.n
+	for i, g := range regions {
+		if g.B == nil || g.B.handle == 0 {
+			return 0, fmt.Errorf("vulkan: binding %d has no buffer", i)
+		}
+		if g.Size == 0 || g.Off+g.Size > g.B.size || g.Off%r.d.offsetAlign() != 0 || g.Size > r.d.maxRange() {
+			return 0, fmt.Errorf("vulkan: binding %d: %d bytes at %d of a %d-byte buffer (offset alignment %d, range limit %d)",
+				i, g.Size, g.Off, g.B.size, r.d.offsetAlign(), r.d.maxRange())
+		}
+		key.bind[i] = struct{ id, off, size uint64 }{g.B.id, g.Off, g.Size}
+	}
+	if s, ok := r.sets[key]; ok {
+		return s, nil
+	}
+	if r.left == 0 {
+		if err := r.newPool(); err != nil {
+			return 0, err
+		}
+	}
+	r.alloc = vkDescriptorSetAllocateInfo{sType: stDescriptorSetAllocateInfo, descriptorPool: r.pools[len(r.pools)-1],
+		descriptorSetCount: 1, pSetLayouts: unsafe.Pointer(&l.setLayout)}
+	var s vkDescriptorSet
+	if err := check("vkAllocateDescriptorSets", call(r.d.fn.allocateDescriptorSets, uintptr(r.d.handle), ptr(&r.alloc), ptr(&s))); err != nil {
+		return 0, err
+	}
+	r.left--
+	for i, g := range regions {
+		r.infos[i] = vkDescriptorBufferInfo{buffer: g.B.handle, offset: g.Off, size: g.Size}
+		r.writes[i] = vkWriteDescriptorSet{sType: stWriteDescriptorSet, dstSet: s, dstBinding: uint32(i), descriptorCount: 1,
+			descriptorType: descriptorStorageBuffer, pBufferInfo: unsafe.Pointer(&r.infos[i])}
+	}
+	call(r.d.fn.updateDescriptorSets, uintptr(r.d.handle), uintptr(len(regions)), ptr(&r.writes[0]), 0, 0)
+	r.sets[key] = s
+	return s, nil
+}
+
+// newPool adds a descriptor pool for setsPerPool sets of up to maxBindings
+// storage buffers.
+func (r *Recorder) newPool() error {
+	size := &vkDescriptorPoolSize{typ: descriptorStorageBuffer, descriptorCount: setsPerPool * maxBindings}
+	ci := &vkDescriptorPoolCreateInfo{sType: stDescriptorPoolCreateInfo, maxSets: setsPerPool, poolSizeCount: 1, pPoolSizes: unsafe.Pointer(size)}
+	var p vkDescriptorPool
+	if err := check("vkCreateDescriptorPool", call(r.d.fn.createDescriptorPool, uintptr(r.d.handle), ptr(ci), 0, ptr(&p))); err != nil {
+		return err
+	}
+	r.pools, r.left = append(r.pools, p), setsPerPool
+	return nil
+}
