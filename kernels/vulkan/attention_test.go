@@ -130,7 +130,7 @@ func checkAttention(t *testing.T, d *Device, r *Recorder, rng *rand.Rand, kt KVT
 			for j, x := range st.src {
 				want[j] = roundKV(kt, x)
 			}
-			checkNMSE(t, st.name+" row", row, want, tolElementwise*1e-3)
+			checkNMSE(t, st.name+" row", row, want, 1e-12)
 		}
 	}
 	// Attention against the reference over the updated cache.
