@@ -36,6 +36,9 @@ func variants() map[string]variant {
 		v["kvwrite_"+t] = variant{"kvwrite", []string{def}}
 		v["attention_"+t] = variant{"attention", []string{def}}
 	}
+	for _, t := range []string{"q8_0", "q8_k", "f16", "bf16"} {
+		v["actquant_"+t] = variant{"actquant", []string{"ACT_" + strings.ToUpper(t)}}
+	}
 	for _, s := range []string{"add", "swiglu", "rmsnorm", "rope", "softmax"} {
 		v[s] = variant{s, nil}
 	}

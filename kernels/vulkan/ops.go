@@ -30,6 +30,18 @@ func groupsFor(n int) (uint32, uint32) {
 	return maxX, uint32((n + maxX - 1) / maxX)
 }
 
+// groupFor is the work-group size of a reduction over n items: the
+// device's size, or the next power of two at or above n when that is
+// smaller (a row of 8 chunks keeps 8 threads busy, not 64). It depends
+// only on the shape, never on the batch, so results stay batch invariant.
+func (r *Recorder) groupFor(n int) int {
+	g := 1
+	for g < n && g < r.d.WorkGroup {
+		g *= 2
+	}
+	return g
+}
+
 // kernel returns a cached pipeline, recording the error when it cannot be
 // built.
 func (r *Recorder) kernel(shader string, nBind int, spec Spec) *Kernel {
@@ -82,7 +94,7 @@ func (r *Recorder) MatMul(dst Region, dStride int, w *Matrix, x Region, xStride,
 	if ncols == 1 {
 		nc = 1
 	}
-	k := r.kernel(name, 3, Spec{uint32(r.d.WorkGroup), nc})
+	k := r.kernel(name, 3, Spec{uint32(r.groupFor((w.Cols + 31) / 32)), nc})
 	if k == nil {
 		return
 	}
@@ -175,6 +187,27 @@ func (r *Recorder) Softmax(x Region, rows, width int) {
 	gx, gy := groupsFor(rows)
 	r.regions[0] = x
 	r.Dispatch(k, r.regions[:1], r.pushArgs, gx, gy, 1)
+}
+
+var actQuantShaders = map[kernels.DType]string{
+	kernels.Q8_0: "actquant_q8_0", kernels.Q8_1: "actquant_q8_0", kernels.Q8_K: "actquant_q8_k",
+	kernels.F16: "actquant_f16", kernels.BF16: "actquant_bf16",
+}
+
+// ActQuant records dst = the rows of src rounded as kernels.QuantizeRow
+// quantizes them to the vec-dot type t (q8_0, q8_1, q8_K, f16 or bf16) and
+// dequantized again: n rows of cols values, packed. A product over dst
+// equals the CPU's integer-block product up to float32 rounding. cols must
+// be a multiple of t's block size.
+func (r *Recorder) ActQuant(dst, src Region, n, cols int, t kernels.DType) {
+	name, ok := actQuantShaders[t]
+	if !ok || cols%t.BlockSize() != 0 {
+		r.fail(fmt.Errorf("vulkan: no activation rounding to %s for rows of %d", t, cols))
+		return
+	}
+	r.setPush(uint32(n), uint32(cols))
+	r.regions[0], r.regions[1] = src, dst
+	r.elementwise(name, n*cols/t.BlockSize(), r.regions[:2]...)
 }
 
 // KVType is an element type of the device KV cache.

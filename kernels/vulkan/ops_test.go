@@ -3,6 +3,7 @@
 package vulkan
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -95,5 +96,69 @@ func TestSoftmax(t *testing.T) {
 			kernels.SoftMax(want[i*c.width : (i+1)*c.width])
 		}
 		checkNMSE(t, "softmax", download(t, r, xb, len(x)), want, tolElementwise)
+	}
+}
+
+// TestActQuant checks the activation rounding of each vec-dot type against
+// kernels.QuantizeRow followed by kernels.DequantizeRow: exactly, value for
+// value, including ties and blocks of zeros.
+func TestActQuant(t *testing.T) {
+	d := device(t)
+	r := recorder(t, d)
+	rng := rand.New(rand.NewPCG(17, 18))
+	const rows, cols = 5, 1024
+	x := randFloats(rng, rows*cols, 3)
+	for i := range 256 {
+		x[512+i] = 0 // a zero block of every size
+	}
+	for i := 768; i < 800; i++ {
+		x[i] = float32(i%5) * 0.5 // ties after scaling
+	}
+	x[1000] = 1e-6 // subnormal f16 scales
+	xb, db := buffer(t, d, r, x, 0), buffer(t, d, r, nil, len(x))
+	for _, vt := range []kernels.DType{kernels.Q8_0, kernels.Q8_1, kernels.Q8_K, kernels.F16, kernels.BF16} {
+		run(t, r, func() { r.ActQuant(db.All(), xb.All(), rows, cols, vt) })
+		got := download(t, r, db, len(x))
+		q, want := make([]byte, vt.RowBytes(cols)), make([]float32, cols)
+		for i := range rows {
+			kernels.QuantizeRow(vt, q, x[i*cols:(i+1)*cols])
+			dequantActs(vt, want, q)
+			for j, w := range want {
+				if g := got[i*cols+j]; g != w {
+					t.Fatalf("%s row %d value %d: %v from %v, CPU %v", vt, i, j, g, x[i*cols+j], w)
+				}
+			}
+		}
+	}
+}
+
+// dequantActs expands a quantized activation row (the q8 types are not
+// weight types, so kernels.DequantizeRow does not read them).
+func dequantActs(t kernels.DType, dst []float32, q []byte) {
+	switch t {
+	case kernels.Q8_0, kernels.Q8_1:
+		bs := t.RowBytes(32)
+		for b := range len(dst) / 32 {
+			blk := q[b*bs:]
+			dd := kernels.F16ToF32(uint16(blk[0]) | uint16(blk[1])<<8)
+			off := 2
+			if t == kernels.Q8_1 {
+				off = 4
+			}
+			for j := range 32 {
+				dst[32*b+j] = dd * float32(int8(blk[off+j]))
+			}
+		}
+	case kernels.Q8_K:
+		bs := t.RowBytes(256)
+		for b := range len(dst) / 256 {
+			blk := q[b*bs:]
+			dd := math.Float32frombits(uint32(blk[0]) | uint32(blk[1])<<8 | uint32(blk[2])<<16 | uint32(blk[3])<<24)
+			for j := range 256 {
+				dst[256*b+j] = dd * float32(int8(blk[4+j]))
+			}
+		}
+	default:
+		kernels.DequantizeRow(t, dst, q)
 	}
 }
