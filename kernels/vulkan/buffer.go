@@ -84,18 +84,18 @@ func (d *Device) NewBuffer(size uint64, m Memory) (*Buffer, error) {
 	b := &Buffer{d: d, id: bufferIDs.Add(1), size: size}
 	ci := &vkBufferCreateInfo{sType: stBufferCreateInfo, size: size, usage: bufferStorage | bufferTransferSrc | bufferTransferDst}
 	h := uintptr(d.handle)
-	if err := check("vkCreateBuffer", call(d.fn.createBuffer, h, ptr(ci), 0, ptr(&b.handle))); err != nil {
+	if err := check("vkCreateBuffer", call(d.fn.createBuffer, h, uintptr(unsafe.Pointer(ci)), 0, uintptr(unsafe.Pointer(&b.handle)))); err != nil {
 		return nil, err
 	}
 	var req vkMemoryRequirements
-	call(d.fn.getBufferMemoryRequirements, h, uintptr(b.handle), ptr(&req))
+	call(d.fn.getBufferMemoryRequirements, h, uintptr(b.handle), uintptr(unsafe.Pointer(&req)))
 	mt, err := d.memoryType(req.memoryTypeBits, m)
 	if err != nil {
 		b.Free()
 		return nil, err
 	}
 	ai := &vkMemoryAllocateInfo{sType: stMemoryAllocateInfo, allocationSize: req.size, memoryTypeIndex: mt}
-	if err := check("vkAllocateMemory", call(d.fn.allocateMemory, h, ptr(ai), 0, ptr(&b.mem))); err != nil {
+	if err := check("vkAllocateMemory", call(d.fn.allocateMemory, h, uintptr(unsafe.Pointer(ai)), 0, uintptr(unsafe.Pointer(&b.mem)))); err != nil {
 		b.Free()
 		return nil, fmt.Errorf("%w (%d bytes)", err, size)
 	}
@@ -104,7 +104,7 @@ func (d *Device) NewBuffer(size uint64, m Memory) (*Buffer, error) {
 		return nil, err
 	}
 	if m == HostMemory {
-		if err := check("vkMapMemory", call(d.fn.mapMemory, h, uintptr(b.mem), 0, uintptr(wholeSize), 0, ptr(&b.mapped))); err != nil {
+		if err := check("vkMapMemory", call(d.fn.mapMemory, h, uintptr(b.mem), 0, uintptr(wholeSize), 0, uintptr(unsafe.Pointer(&b.mapped)))); err != nil {
 			b.Free()
 			return nil, err
 		}

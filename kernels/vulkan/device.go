@@ -70,11 +70,11 @@ func Open(sel string) (*Device, error) {
 	if err := d.create(in); err != nil {
 		return nil, err
 	}
-	get := func(name *byte) uintptr { return call(in.fn.getDeviceProcAddr, uintptr(d.handle), ptr(name)) }
+	get := func(name *byte) uintptr { return call(in.fn.getDeviceProcAddr, uintptr(d.handle), uintptr(unsafe.Pointer(name))) }
 	if err := resolve(get, d.fn.entries()); err != nil {
 		return nil, err
 	}
-	call(d.fn.getDeviceQueue, uintptr(d.handle), uintptr(d.family), 0, ptr(&d.queue))
+	call(d.fn.getDeviceQueue, uintptr(d.handle), uintptr(d.family), 0, uintptr(unsafe.Pointer(&d.queue)))
 	d.WorkGroup = 64
 	for d.WorkGroup > 1 && uint32(d.WorkGroup) > p.props.limits.maxComputeWorkGroupInvocations {
 		d.WorkGroup /= 2
@@ -92,12 +92,12 @@ func (d *Device) create(in *instance) error {
 	if runtime.GOOS == "darwin" { // MoltenVK: the portability subset must be enabled where offered
 		ext := []*byte{cstr("VK_KHR_portability_subset")}
 		ci.enabledExtensionCount, ci.ppEnabledExtensionNames = 1, unsafe.Pointer(&ext[0])
-		if check("vkCreateDevice", call(in.fn.createDevice, uintptr(d.phys.handle), ptr(ci), 0, ptr(&d.handle))) == nil {
+		if check("vkCreateDevice", call(in.fn.createDevice, uintptr(d.phys.handle), uintptr(unsafe.Pointer(ci)), 0, uintptr(unsafe.Pointer(&d.handle)))) == nil {
 			return nil
 		}
 		ci.enabledExtensionCount, ci.ppEnabledExtensionNames = 0, nil
 	}
-	if err := check("vkCreateDevice", call(in.fn.createDevice, uintptr(d.phys.handle), ptr(ci), 0, ptr(&d.handle))); err != nil {
+	if err := check("vkCreateDevice", call(in.fn.createDevice, uintptr(d.phys.handle), uintptr(unsafe.Pointer(ci)), 0, uintptr(unsafe.Pointer(&d.handle)))); err != nil {
 		return fmt.Errorf("%w (device %d: %s)", err, d.index, d.Name())
 	}
 	return nil

@@ -11,7 +11,9 @@ import (
 
 // call invokes a Vulkan entry point. Like purego.SyscallN (and
 // syscall.Syscall) it keeps the objects behind uintptr(unsafe.Pointer(…))
-// arguments alive and in place for the duration of the call.
+// arguments alive and in place for the duration of the call, but only when
+// the conversion is written in the call's argument list itself (the
+// compiler looks for that form; a helper that converts would hide it).
 //
 //go:uintptrescapes
 func call(fn uintptr, args ...uintptr) uintptr {
@@ -60,9 +62,6 @@ func gostrPtr(p *byte) string {
 	}
 	return string(unsafe.Slice(p, n))
 }
-
-// ptr converts a pointer to a call argument.
-func ptr[T any](p *T) uintptr { return uintptr(unsafe.Pointer(p)) }
 
 // entry names one entry point and where its address goes.
 type entry struct {

@@ -52,7 +52,7 @@ func newInstance() (*instance, error) {
 	}
 	in := &instance{validate: os.Getenv(ValidationEnv) != "" && os.Getenv(ValidationEnv) != "0"}
 	in.g.getInstanceProcAddr = gipa
-	get := func(name *byte) uintptr { return call(gipa, 0, ptr(name)) }
+	get := func(name *byte) uintptr { return call(gipa, 0, uintptr(unsafe.Pointer(name))) }
 	if err := resolve(get, []entry{
 		{"vkCreateInstance", &in.g.createInstance},
 		{"vkEnumerateInstanceLayerProperties", &in.g.enumerateInstanceLayerProperties},
@@ -65,7 +65,7 @@ func newInstance() (*instance, error) {
 	if err := in.create(); err != nil {
 		return nil, err
 	}
-	get = func(name *byte) uintptr { return call(gipa, uintptr(in.handle), ptr(name)) }
+	get = func(name *byte) uintptr { return call(gipa, uintptr(in.handle), uintptr(unsafe.Pointer(name))) }
 	if err := resolve(get, in.fn.entries()); err != nil {
 		return nil, err
 	}
@@ -83,11 +83,11 @@ func newInstance() (*instance, error) {
 // hasLayer reports whether an instance layer is installed.
 func (in *instance) hasLayer(name string) bool {
 	var n uint32
-	if check("vkEnumerateInstanceLayerProperties", call(in.g.enumerateInstanceLayerProperties, ptr(&n), 0)) != nil || n == 0 {
+	if check("vkEnumerateInstanceLayerProperties", call(in.g.enumerateInstanceLayerProperties, uintptr(unsafe.Pointer(&n)), 0)) != nil || n == 0 {
 		return false
 	}
 	props := make([]vkLayerProperties, n)
-	if check("vkEnumerateInstanceLayerProperties", call(in.g.enumerateInstanceLayerProperties, ptr(&n), ptr(&props[0]))) != nil {
+	if check("vkEnumerateInstanceLayerProperties", call(in.g.enumerateInstanceLayerProperties, uintptr(unsafe.Pointer(&n)), uintptr(unsafe.Pointer(&props[0])))) != nil {
 		return false
 	}
 	for _, p := range props[:n] {
@@ -121,7 +121,7 @@ func (in *instance) create() error {
 	if len(exts) > 0 {
 		ci.enabledExtensionCount, ci.ppEnabledExtensionNames = uint32(len(exts)), unsafe.Pointer(&exts[0])
 	}
-	if err := check("vkCreateInstance", call(in.g.createInstance, ptr(ci), 0, ptr(&in.handle))); err != nil {
+	if err := check("vkCreateInstance", call(in.g.createInstance, uintptr(unsafe.Pointer(ci)), 0, uintptr(unsafe.Pointer(&in.handle)))); err != nil {
 		return fmt.Errorf("%w (is a Vulkan driver installed? Debian: mesa-vulkan-drivers)", err)
 	}
 	return nil
@@ -174,7 +174,7 @@ func (in *instance) installMessenger(get func(*byte) uintptr) error {
 		pfnUserCallback: debugCallbackPtr(),
 	}
 	var m vkDebugMessenger
-	return check("vkCreateDebugUtilsMessengerEXT", call(create, uintptr(in.handle), ptr(ci), 0, ptr(&m)))
+	return check("vkCreateDebugUtilsMessengerEXT", call(create, uintptr(in.handle), uintptr(unsafe.Pointer(ci)), 0, uintptr(unsafe.Pointer(&m))))
 }
 
 // physicalDevice is one enumerated device with what device choice needs.
@@ -189,22 +189,22 @@ func (p *physicalDevice) name() string { return gostr(p.props.deviceName[:]) }
 
 func (in *instance) enumerate() error {
 	var n uint32
-	if err := check("vkEnumeratePhysicalDevices", call(in.fn.enumeratePhysicalDevices, uintptr(in.handle), ptr(&n), 0)); err != nil {
+	if err := check("vkEnumeratePhysicalDevices", call(in.fn.enumeratePhysicalDevices, uintptr(in.handle), uintptr(unsafe.Pointer(&n)), 0)); err != nil {
 		return err
 	}
 	if n == 0 {
 		return nil
 	}
 	hs := make([]vkPhysicalDevice, n)
-	if err := check("vkEnumeratePhysicalDevices", call(in.fn.enumeratePhysicalDevices, uintptr(in.handle), ptr(&n), ptr(&hs[0]))); err != nil {
+	if err := check("vkEnumeratePhysicalDevices", call(in.fn.enumeratePhysicalDevices, uintptr(in.handle), uintptr(unsafe.Pointer(&n)), uintptr(unsafe.Pointer(&hs[0])))); err != nil {
 		return err
 	}
 	in.devices = make([]physicalDevice, n)
 	for i, h := range hs[:n] {
 		d := &in.devices[i]
 		d.handle = h
-		call(in.fn.getPhysicalDeviceProperties, uintptr(h), ptr(&d.props))
-		call(in.fn.getPhysicalDeviceMemoryProperties, uintptr(h), ptr(&d.mem))
+		call(in.fn.getPhysicalDeviceProperties, uintptr(h), uintptr(unsafe.Pointer(&d.props)))
+		call(in.fn.getPhysicalDeviceMemoryProperties, uintptr(h), uintptr(unsafe.Pointer(&d.mem)))
 		d.family = in.computeFamily(h)
 	}
 	return nil
@@ -213,12 +213,12 @@ func (in *instance) enumerate() error {
 // computeFamily returns a queue family that supports compute, or -1.
 func (in *instance) computeFamily(h vkPhysicalDevice) int {
 	var n uint32
-	call(in.fn.getPhysicalDeviceQueueFamilyProps, uintptr(h), ptr(&n), 0)
+	call(in.fn.getPhysicalDeviceQueueFamilyProps, uintptr(h), uintptr(unsafe.Pointer(&n)), 0)
 	if n == 0 {
 		return -1
 	}
 	fams := make([]vkQueueFamilyProperties, n)
-	call(in.fn.getPhysicalDeviceQueueFamilyProps, uintptr(h), ptr(&n), ptr(&fams[0]))
+	call(in.fn.getPhysicalDeviceQueueFamilyProps, uintptr(h), uintptr(unsafe.Pointer(&n)), uintptr(unsafe.Pointer(&fams[0])))
 	for i, f := range fams[:n] {
 		if f.queueFlags&queueCompute != 0 && f.queueCount > 0 {
 			return i

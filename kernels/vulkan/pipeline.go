@@ -59,13 +59,13 @@ func (d *Device) layout(n int) (*setLayout, error) {
 	}
 	l := &setLayout{n: n}
 	ci := &vkDescriptorSetLayoutCreateInfo{sType: stDescriptorSetLayoutInfo, bindingCount: uint32(n), pBindings: unsafe.Pointer(&binds[0])}
-	if err := check("vkCreateDescriptorSetLayout", call(d.fn.createDescriptorSetLayout, h, ptr(ci), 0, ptr(&l.setLayout))); err != nil {
+	if err := check("vkCreateDescriptorSetLayout", call(d.fn.createDescriptorSetLayout, h, uintptr(unsafe.Pointer(ci)), 0, uintptr(unsafe.Pointer(&l.setLayout)))); err != nil {
 		return nil, err
 	}
 	pc := &vkPushConstantRange{stageFlags: shaderStageCompute, size: pushBytes}
 	pl := &vkPipelineLayoutCreateInfo{sType: stPipelineLayoutCreateInfo, setLayoutCount: 1, pSetLayouts: unsafe.Pointer(&l.setLayout),
 		pushConstantRangeCount: 1, pPushConstantRanges: unsafe.Pointer(pc)}
-	if err := check("vkCreatePipelineLayout", call(d.fn.createPipelineLayout, h, ptr(pl), 0, ptr(&l.pipeLayout))); err != nil {
+	if err := check("vkCreatePipelineLayout", call(d.fn.createPipelineLayout, h, uintptr(unsafe.Pointer(pl)), 0, uintptr(unsafe.Pointer(&l.pipeLayout)))); err != nil {
 		call(d.fn.destroyDescriptorSetLayout, h, uintptr(l.setLayout), 0)
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func (d *Device) module(name string) (vkShaderModule, error) {
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), len(code)), code)
 	ci := &vkShaderModuleCreateInfo{sType: stShaderModuleCreateInfo, codeSize: uintptr(len(code)), pCode: unsafe.Pointer(&words[0])}
 	var m vkShaderModule
-	if err := check("vkCreateShaderModule "+name, call(d.fn.createShaderModule, uintptr(d.handle), ptr(ci), 0, ptr(&m))); err != nil {
+	if err := check("vkCreateShaderModule "+name, call(d.fn.createShaderModule, uintptr(d.handle), uintptr(unsafe.Pointer(ci)), 0, uintptr(unsafe.Pointer(&m)))); err != nil {
 		return 0, err
 	}
 	d.modules[name] = m
@@ -145,7 +145,7 @@ func (d *Device) Kernel(shader string, nBind int, spec Spec) (*Kernel, error) {
 		layout: l.pipeLayout, basePipelineIndex: -1,
 	}
 	p := &pipeline{layout: l}
-	if err := check("vkCreateComputePipelines "+shader, call(d.fn.createComputePipelines, uintptr(d.handle), 0, 1, ptr(ci), 0, ptr(&p.handle))); err != nil {
+	if err := check("vkCreateComputePipelines "+shader, call(d.fn.createComputePipelines, uintptr(d.handle), 0, 1, uintptr(unsafe.Pointer(ci)), 0, uintptr(unsafe.Pointer(&p.handle)))); err != nil {
 		return nil, err
 	}
 	k := &Kernel{p: p, name: shader, nBind: nBind}

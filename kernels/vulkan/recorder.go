@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"unsafe"
+
+	"github.com/ebitengine/purego"
 )
 
 // Recorder records dispatches and copies into one command buffer and
@@ -39,14 +41,30 @@ type Recorder struct {
 	copyReg vkBufferCopy
 	push    [pushBytes / 4]uint32
 	set     vkDescriptorSet
+	newSet  vkDescriptorSet
 	alloc   vkDescriptorSetAllocateInfo
 	infos   [maxBindings]vkDescriptorBufferInfo
 	writes  [maxBindings]vkWriteDescriptorSet
+
+	args [16]uintptr // call's argument block
 
 	// Op arguments (ops.go), kept here for the same reason.
 	regions  [maxBindings]Region
 	pushBuf  [pushBytes / 4]uint32
 	pushArgs []uint32
+}
+
+// call is the package's call for the recorder's hot entry points without
+// an allocation: the arguments are copied into r.args, already on the heap,
+// and passed on as that slice (a variadic argument of purego.SyscallN would
+// be allocated per call). Unlike the package's call it does not keep
+// pointer arguments alive or in place, so every pointer it gets must point
+// into the recorder itself (its fields), which is on the heap, reachable,
+// and written before the call.
+func (r *Recorder) call(fn uintptr, a ...uintptr) uintptr {
+	n := copy(r.args[:], a)
+	res, _, _ := purego.SyscallN(fn, r.args[:n]...)
+	return res
 }
 
 // setKey identifies a descriptor set by layout and bindings.
@@ -63,16 +81,16 @@ func (d *Device) NewRecorder() (*Recorder, error) {
 	r := &Recorder{d: d, sets: map[setKey]vkDescriptorSet{}}
 	h := uintptr(d.handle)
 	pci := &vkCommandPoolCreateInfo{sType: stCommandPoolCreateInfo, flags: cmdPoolResetCommandBuffer, queueFamilyIndex: d.family}
-	if err := check("vkCreateCommandPool", call(d.fn.createCommandPool, h, ptr(pci), 0, ptr(&r.pool))); err != nil {
+	if err := check("vkCreateCommandPool", call(d.fn.createCommandPool, h, uintptr(unsafe.Pointer(pci)), 0, uintptr(unsafe.Pointer(&r.pool)))); err != nil {
 		return nil, err
 	}
 	ai := &vkCommandBufferAllocateInfo{sType: stCommandBufferAllocateInfo, commandPool: r.pool, level: commandBufferLevelPrimary, commandBufferCount: 1}
-	if err := check("vkAllocateCommandBuffers", call(d.fn.allocateCommandBuffers, h, ptr(ai), ptr(&r.cb))); err != nil {
+	if err := check("vkAllocateCommandBuffers", call(d.fn.allocateCommandBuffers, h, uintptr(unsafe.Pointer(ai)), uintptr(unsafe.Pointer(&r.cb)))); err != nil {
 		r.Close()
 		return nil, err
 	}
 	fci := &vkFenceCreateInfo{sType: stFenceCreateInfo}
-	if err := check("vkCreateFence", call(d.fn.createFence, h, ptr(fci), 0, ptr(&r.fence))); err != nil {
+	if err := check("vkCreateFence", call(d.fn.createFence, h, uintptr(unsafe.Pointer(fci)), 0, uintptr(unsafe.Pointer(&r.fence)))); err != nil {
 		r.Close()
 		return nil, err
 	}
@@ -91,13 +109,13 @@ func (r *Recorder) Close() {
 	h := uintptr(r.d.handle)
 	r.staging.Free()
 	for _, p := range r.pools {
-		call(r.d.fn.destroyDescriptorPool, h, uintptr(p), 0)
+		r.call(r.d.fn.destroyDescriptorPool, h, uintptr(p), 0)
 	}
 	if r.fence != 0 {
-		call(r.d.fn.destroyFence, h, uintptr(r.fence), 0)
+		r.call(r.d.fn.destroyFence, h, uintptr(r.fence), 0)
 	}
 	if r.pool != 0 {
-		call(r.d.fn.destroyCommandPool, h, uintptr(r.pool), 0)
+		r.call(r.d.fn.destroyCommandPool, h, uintptr(r.pool), 0)
 	}
 	*r = Recorder{}
 }
@@ -108,7 +126,7 @@ func (r *Recorder) Begin() error {
 		return errors.New("vulkan: Begin while recording")
 	}
 	r.err, r.dispatches = nil, 0
-	if err := check("vkBeginCommandBuffer", call(r.d.fn.beginCommandBuffer, uintptr(r.cb), ptr(&r.begin))); err != nil {
+	if err := check("vkBeginCommandBuffer", r.call(r.d.fn.beginCommandBuffer, uintptr(r.cb), uintptr(unsafe.Pointer(&r.begin)))); err != nil {
 		return err
 	}
 	r.recording = true
@@ -150,13 +168,13 @@ func (r *Recorder) Dispatch(k *Kernel, regions []Region, push []uint32, x, y, z 
 	}
 	cb, l := uintptr(r.cb), k.p.layout
 	r.set = set
-	call(r.d.fn.cmdBindPipeline, cb, pipelineBindPointCompute, uintptr(k.p.handle))
-	call(r.d.fn.cmdBindDescriptorSets, cb, pipelineBindPointCompute, uintptr(l.pipeLayout), 0, 1, ptr(&r.set), 0, 0)
+	r.call(r.d.fn.cmdBindPipeline, cb, pipelineBindPointCompute, uintptr(k.p.handle))
+	r.call(r.d.fn.cmdBindDescriptorSets, cb, pipelineBindPointCompute, uintptr(l.pipeLayout), 0, 1, uintptr(unsafe.Pointer(&r.set)), 0, 0)
 	if len(push) > 0 {
 		copy(r.push[:], push)
-		call(r.d.fn.cmdPushConstants, cb, uintptr(l.pipeLayout), shaderStageCompute, 0, uintptr(4*len(push)), ptr(&r.push[0]))
+		r.call(r.d.fn.cmdPushConstants, cb, uintptr(l.pipeLayout), shaderStageCompute, 0, uintptr(4*len(push)), uintptr(unsafe.Pointer(&r.push[0])))
 	}
-	call(r.d.fn.cmdDispatch, cb, uintptr(x), uintptr(y), uintptr(z))
+	r.call(r.d.fn.cmdDispatch, cb, uintptr(x), uintptr(y), uintptr(z))
 	r.dispatches++
 }
 
@@ -173,7 +191,7 @@ func (r *Recorder) memoryBarrier(srcStage, dstStage, srcAccess, dstAccess uint32
 		return
 	}
 	r.barrier.srcAccessMask, r.barrier.dstAccessMask = srcAccess, dstAccess
-	call(r.d.fn.cmdPipelineBarrier, uintptr(r.cb), uintptr(srcStage), uintptr(dstStage), 0, 1, ptr(&r.barrier), 0, 0, 0, 0)
+	r.call(r.d.fn.cmdPipelineBarrier, uintptr(r.cb), uintptr(srcStage), uintptr(dstStage), 0, 1, uintptr(unsafe.Pointer(&r.barrier)), 0, 0, 0, 0)
 }
 
 // Copy records a copy of src into dst (src.Size bytes; dst must be as
@@ -191,7 +209,7 @@ func (r *Recorder) Copy(dst, src Region) {
 		return
 	}
 	r.copyReg = vkBufferCopy{srcOffset: src.Off, dstOffset: dst.Off, size: src.Size}
-	call(r.d.fn.cmdCopyBuffer, uintptr(r.cb), uintptr(src.B.handle), uintptr(dst.B.handle), 1, ptr(&r.copyReg))
+	r.call(r.d.fn.cmdCopyBuffer, uintptr(r.cb), uintptr(src.B.handle), uintptr(dst.B.handle), 1, uintptr(unsafe.Pointer(&r.copyReg)))
 }
 
 // Fill records setting every 32-bit word of dst to v.
@@ -200,7 +218,7 @@ func (r *Recorder) Fill(dst Region, v uint32) {
 		r.fail(errors.New("vulkan: Fill outside Begin/Submit"))
 		return
 	}
-	call(r.d.fn.cmdFillBuffer, uintptr(r.cb), uintptr(dst.B.handle), uintptr(dst.Off), uintptr(dst.Size&^3), uintptr(v))
+	r.call(r.d.fn.cmdFillBuffer, uintptr(r.cb), uintptr(dst.B.handle), uintptr(dst.Off), uintptr(dst.Size&^3), uintptr(v))
 }
 
 // Submit ends recording, submits the command buffer, waits for it to
@@ -213,23 +231,23 @@ func (r *Recorder) Submit() error {
 	r.memoryBarrier(stageComputeShader|stageTransfer, stageHost, accessShaderWrite|accessTransferWrite, accessHostRead)
 	r.recording = false
 	cb, h := uintptr(r.cb), uintptr(r.d.handle)
-	if err := check("vkEndCommandBuffer", call(r.d.fn.endCommandBuffer, cb)); err != nil {
+	if err := check("vkEndCommandBuffer", r.call(r.d.fn.endCommandBuffer, cb)); err != nil {
 		r.fail(err)
 	}
 	if r.err != nil {
-		call(r.d.fn.resetCommandBuffer, cb, 0)
+		r.call(r.d.fn.resetCommandBuffer, cb, 0)
 		return r.err
 	}
 	r.d.submitMu.Lock()
-	err := check("vkQueueSubmit", call(r.d.fn.queueSubmit, uintptr(r.d.queue), 1, ptr(&r.submit), uintptr(r.fence)))
+	err := check("vkQueueSubmit", r.call(r.d.fn.queueSubmit, uintptr(r.d.queue), 1, uintptr(unsafe.Pointer(&r.submit)), uintptr(r.fence)))
 	r.d.submitMu.Unlock()
 	if err == nil {
-		err = check("vkWaitForFences", call(r.d.fn.waitForFences, h, 1, ptr(&r.fence), 1, uintptr(^uint64(0))))
-		if e := check("vkResetFences", call(r.d.fn.resetFences, h, 1, ptr(&r.fence))); err == nil {
+		err = check("vkWaitForFences", r.call(r.d.fn.waitForFences, h, 1, uintptr(unsafe.Pointer(&r.fence)), 1, uintptr(^uint64(0))))
+		if e := check("vkResetFences", r.call(r.d.fn.resetFences, h, 1, uintptr(unsafe.Pointer(&r.fence)))); err == nil {
 			err = e
 		}
 	}
-	call(r.d.fn.resetCommandBuffer, cb, 0)
+	r.call(r.d.fn.resetCommandBuffer, cb, 0)
 	return err
 }
 
@@ -258,17 +276,17 @@ func (r *Recorder) descriptorSet(l *setLayout, regions []Region) (vkDescriptorSe
 	}
 	r.alloc = vkDescriptorSetAllocateInfo{sType: stDescriptorSetAllocateInfo, descriptorPool: r.pools[len(r.pools)-1],
 		descriptorSetCount: 1, pSetLayouts: unsafe.Pointer(&l.setLayout)}
-	var s vkDescriptorSet
-	if err := check("vkAllocateDescriptorSets", call(r.d.fn.allocateDescriptorSets, uintptr(r.d.handle), ptr(&r.alloc), ptr(&s))); err != nil {
+	if err := check("vkAllocateDescriptorSets", r.call(r.d.fn.allocateDescriptorSets, uintptr(r.d.handle), uintptr(unsafe.Pointer(&r.alloc)), uintptr(unsafe.Pointer(&r.newSet)))); err != nil {
 		return 0, err
 	}
+	s := r.newSet
 	r.left--
 	for i, g := range regions {
 		r.infos[i] = vkDescriptorBufferInfo{buffer: g.B.handle, offset: g.Off, size: g.Size}
 		r.writes[i] = vkWriteDescriptorSet{sType: stWriteDescriptorSet, dstSet: s, dstBinding: uint32(i), descriptorCount: 1,
 			descriptorType: descriptorStorageBuffer, pBufferInfo: unsafe.Pointer(&r.infos[i])}
 	}
-	call(r.d.fn.updateDescriptorSets, uintptr(r.d.handle), uintptr(len(regions)), ptr(&r.writes[0]), 0, 0)
+	r.call(r.d.fn.updateDescriptorSets, uintptr(r.d.handle), uintptr(len(regions)), uintptr(unsafe.Pointer(&r.writes[0])), 0, 0)
 	r.sets[key] = s
 	return s, nil
 }
@@ -279,7 +297,7 @@ func (r *Recorder) newPool() error {
 	size := &vkDescriptorPoolSize{typ: descriptorStorageBuffer, descriptorCount: setsPerPool * maxBindings}
 	ci := &vkDescriptorPoolCreateInfo{sType: stDescriptorPoolCreateInfo, maxSets: setsPerPool, poolSizeCount: 1, pPoolSizes: unsafe.Pointer(size)}
 	var p vkDescriptorPool
-	if err := check("vkCreateDescriptorPool", call(r.d.fn.createDescriptorPool, uintptr(r.d.handle), ptr(ci), 0, ptr(&p))); err != nil {
+	if err := check("vkCreateDescriptorPool", call(r.d.fn.createDescriptorPool, uintptr(r.d.handle), uintptr(unsafe.Pointer(ci)), 0, uintptr(unsafe.Pointer(&p)))); err != nil {
 		return err
 	}
 	r.pools, r.left = append(r.pools, p), setsPerPool

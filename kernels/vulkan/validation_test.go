@@ -5,6 +5,7 @@ package vulkan
 import (
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // TestValidationCatches makes an invalid call on purpose (a buffer of size
@@ -17,7 +18,7 @@ func TestValidationCatches(t *testing.T) {
 	}
 	ci := &vkBufferCreateInfo{sType: stBufferCreateInfo, size: 0, usage: bufferStorage}
 	var b vkBuffer
-	call(d.fn.createBuffer, uintptr(d.handle), ptr(ci), 0, ptr(&b))
+	call(d.fn.createBuffer, uintptr(d.handle), uintptr(unsafe.Pointer(ci)), 0, uintptr(unsafe.Pointer(&b)))
 	if b != 0 {
 		call(d.fn.destroyBuffer, uintptr(d.handle), uintptr(b), 0)
 	}
