@@ -70,7 +70,9 @@ func Open(sel string) (*Device, error) {
 	if err := d.create(in); err != nil {
 		return nil, err
 	}
-	get := func(name *byte) uintptr { return call(in.fn.getDeviceProcAddr, uintptr(d.handle), uintptr(unsafe.Pointer(name))) }
+	get := func(name *byte) uintptr {
+		return call(in.fn.getDeviceProcAddr, uintptr(d.handle), uintptr(unsafe.Pointer(name)))
+	}
 	if err := resolve(get, d.fn.entries()); err != nil {
 		return nil, err
 	}
