@@ -30,10 +30,11 @@ func groupsFor(n int) (uint32, uint32) {
 	return maxX, uint32((n + maxX - 1) / maxX)
 }
 
-// groupFor is the work-group size of a reduction over n items: the
-// device's size, or the next power of two at or above n when that is
-// smaller (a row of 8 chunks keeps 8 threads busy, not 64). It depends
-// only on the shape, never on the batch, so results stay batch invariant.
+// groupFor is the number of threads of a reduction over n items: the
+// device's work-group size, or the next power of two at or above n when
+// that is smaller (a row of 8 chunks keeps 8 threads busy, and a work group
+// takes 8 such rows). It depends only on the shape, never on the batch, so
+// results stay batch invariant.
 func (r *Recorder) groupFor(n int) int {
 	g := 1
 	for g < n && g < r.d.WorkGroup {
@@ -83,7 +84,8 @@ func shaderNames(prefix string) map[kernels.DType]string {
 
 // MatMul records dst[c*dStride + r] = row r of w · column c of x for every
 // row and ncols columns (column c of x starts at float c*xStride). Each
-// row's dot product is accumulated in float32 from dequantized weights.
+// row's dot product is accumulated in float32 from dequantized weights, by
+// groupFor(chunks) threads per row.
 func (r *Recorder) MatMul(dst Region, dStride int, w *Matrix, x Region, xStride, ncols int) {
 	name, ok := matmulShaders[w.Type]
 	if !ok {
@@ -94,13 +96,15 @@ func (r *Recorder) MatMul(dst Region, dStride int, w *Matrix, x Region, xStride,
 	if ncols == 1 {
 		nc = 1
 	}
-	k := r.kernel(name, 3, Spec{uint32(r.groupFor((w.Cols + 31) / 32)), nc})
+	tpr := r.groupFor((w.Cols + 31) / 32)
+	rpw := r.d.WorkGroup / tpr
+	k := r.kernel(name, 3, Spec{uint32(r.d.WorkGroup), nc, uint32(tpr)})
 	if k == nil {
 		return
 	}
 	for _, p := range w.Parts {
 		r.setPush(uint32(p.Rows), uint32(w.Cols), uint32(w.RowBytes), uint32(ncols), uint32(xStride), uint32(dStride), uint32(p.Row0))
-		gx, gy := groupsFor(p.Rows)
+		gx, gy := groupsFor((p.Rows + rpw - 1) / rpw)
 		r.regions[0], r.regions[1], r.regions[2] = p.R, x, dst
 		r.Dispatch(k, r.regions[:3], r.pushArgs, gx, gy, (uint32(ncols)+nc-1)/nc)
 	}

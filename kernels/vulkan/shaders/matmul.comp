@@ -1,14 +1,17 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // D[col][dOff + row] = W[row] · X[col] for every row of a weight part and
-// every activation column: one work group per (row, group of NC columns).
-// Each thread dequantizes 32-value chunks of the row (chunks tid, tid+WG,
-// …) once and dots them with the NC columns; partial sums are reduced in
-// shared memory by a fixed tree. A column's arithmetic does not depend on
-// NC or on the other columns, so results are batch invariant.
+// every activation column. A work group of WG threads takes WG/TPR rows,
+// TPR threads per row, and NC columns. Each thread dequantizes 32-value
+// chunks of its row (chunks lane, lane+TPR, …) once and dots them with the
+// NC columns; a row's partial sums are reduced in shared memory by a fixed
+// tree over its TPR threads. A column's arithmetic depends only on TPR (set
+// by the row length), never on NC, the rows sharing the group or the other
+// columns, so results are batch invariant.
 #include "common.glsl"
 
-layout(constant_id = 1) const uint NC = 8;
+layout(constant_id = 1) const uint NC = 8;  // columns per work group
+layout(constant_id = 2) const uint TPR = 64; // threads per row, a power of two dividing WG
 
 layout(std430, binding = 0) readonly buffer Wb { uint W[]; };
 layout(std430, binding = 1) readonly buffer Xb { float X[]; };
@@ -30,17 +33,16 @@ layout(push_constant) uniform P {
 shared float red[NC * WG];
 
 void main() {
-	uint row = flatGroup(), tid = gl_LocalInvocationID.x;
+	uint tid = gl_LocalInvocationID.x, lane = tid % TPR;
+	uint row = flatGroup() * (WG / TPR) + tid / TPR;
 	uint col0 = gl_WorkGroupID.z * NC;
-	if (row >= p.rows) {
-		return;
-	}
+	bool live = row < p.rows; // a group's last rows may not exist; they still meet the barriers
 	float acc[NC];
 	for (uint j = 0u; j < NC; j++) {
 		acc[j] = 0.0;
 	}
-	uint nchunk = (p.cols + 31u) / 32u, rb = row * p.rowBytes;
-	for (uint c = tid; c < nchunk; c += WG) {
+	uint nchunk = live ? (p.cols + 31u) / 32u : 0u, rb = row * p.rowBytes;
+	for (uint c = lane; c < nchunk; c += TPR) {
 		float w[32];
 		chunk(rb, c, p.cols, w);
 		uint n = min(32u, p.cols - 32u * c);
@@ -58,17 +60,17 @@ void main() {
 	for (uint j = 0u; j < NC; j++) {
 		red[j * WG + tid] = acc[j];
 	}
-	for (uint s = WG / 2u; s > 0u; s >>= 1u) {
+	for (uint s = TPR / 2u; s > 0u; s >>= 1u) {
 		barrier();
-		if (tid < s) {
+		if (lane < s) {
 			for (uint j = 0u; j < NC; j++) {
 				red[j * WG + tid] += red[j * WG + tid + s];
 			}
 		}
 	}
-	if (tid == 0u) {
+	if (lane == 0u && live) {
 		for (uint j = 0u; j < NC && col0 + j < p.ncols; j++) {
-			D[(col0 + j) * p.dStride + p.dOff + row] = red[j * WG];
+			D[(col0 + j) * p.dStride + p.dOff + row] = red[j * WG + tid];
 		}
 	}
 }
