@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/waggle-llm/waggle/kvcache"
@@ -122,6 +123,16 @@ func NewOffload(spec *DecoderSpec, opts SessionOptions, cache *kvcache.Cache) (O
 		return nil, ErrNoOffload
 	}
 	return f(spec, opts, cache)
+}
+
+// RefuseOffload is what an architecture without an offload path returns
+// from NewSession when asked for GPU layers (nil when none are asked for),
+// so -ngl is never ignored silently.
+func RefuseOffload(arch string, o SessionOptions) error {
+	if o.GPULayers == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: GPU offload (-ngl %d) is not supported for this architecture; use -ngl 0", arch, o.GPULayers)
 }
 
 // Backend names where a session computes: the offload backend's name when

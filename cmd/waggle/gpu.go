@@ -22,7 +22,13 @@ const allLayers = 1 << 30
 
 // apply sets the session's offload options.
 func (g *gpuFlags) apply(o *engine.SessionOptions) error {
-	n, err := g.layers()
+	switch {
+	case g.Device != "":
+		o.Device = g.Device
+	case g.MainGPU >= 0:
+		o.Device = strconv.Itoa(g.MainGPU)
+	}
+	n, err := g.layers(o.Device)
 	if err != nil {
 		return err
 	}
@@ -30,18 +36,12 @@ func (g *gpuFlags) apply(o *engine.SessionOptions) error {
 		return fmt.Errorf("-ngl %s: %w", g.GPULayers, engine.ErrNoOffload)
 	}
 	o.GPULayers = n
-	switch {
-	case g.Device != "":
-		o.Device = g.Device
-	case g.MainGPU >= 0:
-		o.Device = strconv.Itoa(g.MainGPU)
-	}
 	return nil
 }
 
 // layers parses -ngl: a count, all, or auto (all when the binary has a GPU
-// backend, else 0); --device none means 0.
-func (g *gpuFlags) layers() (int, error) {
+// backend and the device opens, else 0, silently); --device none means 0.
+func (g *gpuFlags) layers(device string) (int, error) {
 	if strings.EqualFold(g.Device, "none") {
 		return 0, nil
 	}
@@ -51,7 +51,7 @@ func (g *gpuFlags) layers() (int, error) {
 	case "all":
 		return allLayers, nil
 	case "auto", "-1":
-		if engine.OffloadBackend() == "" {
+		if engine.OffloadBackend() == "" || gpuAvailable(device) != nil {
 			return 0, nil
 		}
 		return allLayers, nil

@@ -2,7 +2,13 @@
 
 package main
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
+
+// gpuAvailable: this binary has no GPU backend.
+func gpuAvailable(string) error { return errors.New("no GPU backend in this binary") }
 
 // listDevices says that this binary has no GPU backend.
 func listDevices() error {

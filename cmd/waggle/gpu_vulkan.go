@@ -5,9 +5,12 @@ package main
 import (
 	"fmt"
 
-	_ "github.com/waggle-llm/waggle/engine/vulkan" // registers the Vulkan offload backend
+	offload "github.com/waggle-llm/waggle/engine/vulkan" // registers the Vulkan offload backend
 	vk "github.com/waggle-llm/waggle/kernels/vulkan"
 )
+
+// gpuAvailable says why no GPU matching device can be used (nil: one can).
+func gpuAvailable(device string) error { return offload.Available(device) }
 
 // listDevices prints the Vulkan devices.
 func listDevices() error {

@@ -35,3 +35,10 @@ func openDevice(sel string) (*vk.Device, error) {
 	devices.m[sel] = d
 	return d, nil
 }
+
+// Available reports why no device matching sel ("" = automatic choice)
+// can be opened, or nil when one can; the device stays open for sessions.
+func Available(sel string) error {
+	_, err := openDevice(sel)
+	return err
+}

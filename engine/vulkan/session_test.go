@@ -10,7 +10,9 @@ import (
 	"testing"
 
 	"github.com/waggle-llm/waggle/engine"
+	_ "github.com/waggle-llm/waggle/engine/models/qwen35"
 	"github.com/waggle-llm/waggle/internal/golden"
+	"github.com/waggle-llm/waggle/internal/testenv"
 	"github.com/waggle-llm/waggle/kvcache"
 )
 
@@ -178,6 +180,18 @@ func TestOffloadRefusals(t *testing.T) {
 		if errors.Is(err, engine.ErrNoOffload) {
 			t.Errorf("%+v: ErrNoOffload in a binary with the backend", tc.o)
 		}
+	}
+	// An architecture without an offload path refuses rather than ignoring -ngl.
+	h, err := engine.LoadFile(testenv.Model(t, "synth-qwen35-spm-f32.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if s, err := h.Model.NewSession(engine.SessionOptions{GPULayers: 3}); err == nil || !strings.Contains(err.Error(), "-ngl 0") {
+		if s != nil {
+			engine.CloseSession(s)
+		}
+		t.Errorf("qwen35 with GPU layers: %v, want a refusal", err)
 	}
 }
 
