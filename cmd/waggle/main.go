@@ -23,6 +23,7 @@ type cli struct {
 	Bench      benchCmd      `cmd:"" help:"Measure prompt processing and generation speed (llama-bench's rows)."`
 	Perplexity perplexityCmd `cmd:"" help:"Perplexity of a model on a text, and KL divergence against a base run (like llama-perplexity)."`
 	Devices    devicesCmd    `cmd:"" help:"List the GPUs an -ngl run can use (llama.cpp's --list-devices)."`
+	Health     healthCmd     `cmd:"" help:"Exit 0 when a server's /health answers 200 (for container health checks)."`
 	Version    versionCmd    `cmd:"" help:"Print the version."`
 }
 

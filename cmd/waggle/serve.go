@@ -13,7 +13,6 @@ import (
 
 	"github.com/waggle-llm/waggle/engine"
 	"github.com/waggle-llm/waggle/engine/models/qwen35"
-	"github.com/waggle-llm/waggle/engine/sample"
 	"github.com/waggle-llm/waggle/kvcache"
 	"github.com/waggle-llm/waggle/server"
 	"github.com/waggle-llm/waggle/spec"
@@ -50,10 +49,10 @@ type serveCmd struct {
 	ReasoningFormat string `name:"reasoning-format" help:"none, deepseek or auto." default:"auto" env:"WAGGLE_REASONING_FORMAT,LLAMA_ARG_THINK"`
 	ReasoningBudget int    `name:"reasoning-budget" help:"Thinking tokens: -1 unlimited, 0 off." default:"-1" env:"WAGGLE_REASONING_BUDGET,LLAMA_ARG_THINK_BUDGET"`
 	Metrics         bool   `name:"metrics" help:"Accepted; /metrics is always on." env:"WAGGLE_ENDPOINT_METRICS,LLAMA_ARG_ENDPOINT_METRICS"`
-	gpuFlags
-	Temp float32 `help:"Default temperature." default:"0.8"`
-	Seed int64   `short:"s" help:"Default seed (-1: random)." default:"-1"`
 
+	gpuFlags
+	samplingFlags
+	loopGuardFlags
 	specFlags
 }
 
@@ -162,7 +161,8 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 	if c.CtxSize < 0 || c.BatchSize < 1 || c.UBatchSize < 1 || c.Timeout < 1 {
 		return cfg, fmt.Errorf("--batch-size, --ubatch-size and --timeout must be positive, --ctx-size >= 0")
 	}
-	cfg.NewSampler = newSampler
+	fac := &samplerFactory{vocab: l.Tokenizer}
+	cfg.NewSampler = fac.newSampler
 	cfg.ModelPath, cfg.Alias = c.Model, c.Alias
 	cfg.ChatTemplate, cfg.ReasoningFormat, cfg.ReasoningBudget = c.ChatTemplate, c.ReasoningFormat, c.ReasoningBudget
 	if c.ChatTemplateKw != "" {
@@ -183,20 +183,16 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 	cfg.NPredict, cfg.CacheReuse = c.NPredict, c.CacheReuse
 	cfg.CacheRAMMiB, cfg.ContextShift, cfg.SlotSavePath = c.CacheRAM, c.ContextShift, c.SlotSavePath
 	cfg.APIKey, cfg.MaxQueue, cfg.Timeout = c.APIKey, c.MaxQueue, time.Duration(c.Timeout)*time.Second
-	cfg.Sampling = server.DefaultSampling()
-	cfg.Sampling.Temp = c.Temp
-	if c.Seed >= 0 {
-		cfg.Sampling.Seed = uint32(c.Seed)
+	if cfg.Sampling, err = c.samplingFlags.params(); err != nil {
+		return cfg, err
+	}
+	if cfg.LoopGuard, err = c.loopGuardFlags.params(); err != nil {
+		return cfg, err
+	}
+	probe := cfg.Sampling
+	probe.NCtx = max(c.CtxSize, 1)
+	if _, err := fac.newSampler(probe, l.Model.Info().NVocab); err != nil {
+		return cfg, fmt.Errorf("sampling flags: %w", err)
 	}
 	return cfg, nil
-}
-
-// newSampler maps the server's sampling fields onto engine/sample.
-func newSampler(p server.SamplingParams, nVocab int) (server.Sampler, error) {
-	sp := sample.DefaultParams()
-	sp.Temp, sp.TopK, sp.TopP, sp.MinP, sp.TypicalP = p.Temp, p.TopK, p.TopP, p.MinP, p.TypicalP
-	sp.RepeatPenalty, sp.RepeatLastN = p.RepeatPenalty, p.RepeatLastN
-	sp.PresencePenalty, sp.FrequencyPenalty = p.PresencePenalty, p.FrequencyPenalty
-	sp.Seed, sp.NCtx = p.Seed, p.NCtx
-	return sample.New(sp, nVocab)
 }
