@@ -28,19 +28,7 @@ func (o *offload) Forward(st *engine.OffloadStep) (bool, error) {
 	o.writeTables(st)
 	copy(o.host.xin.Floats(), st.X[:n*s.NEmbd])
 	head := o.head && nOut <= o.logCap
-	r := o.r
-	if err := r.Begin(); err != nil {
-		return false, err
-	}
-	r.Copy(o.dev.x.All(), o.host.xin.Region(0, uint64(4*n*s.NEmbd)))
-	r.Barrier()
-	for li := range o.layers {
-		o.recordLayer(li, n)
-	}
-	if nOut > 0 {
-		o.recordOutputs(nOut, head)
-	}
-	if err := r.Submit(); err != nil {
+	if err := o.run(stepShape{n, nOut, head}); err != nil {
 		return false, err
 	}
 	o.kv.writeBack(o, st)
@@ -53,6 +41,39 @@ func (o *offload) Forward(st *engine.OffloadStep) (bool, error) {
 		copy(st.X[i*s.NEmbd:(i+1)*s.NEmbd], xo[k*s.NEmbd:(k+1)*s.NEmbd])
 	}
 	return false, nil
+}
+
+// stepShape is what a step's recording depends on; everything else (token
+// ids, positions, cells, page tables, the input rows) is read from buffers.
+type stepShape struct {
+	n, nOut int
+	head    bool
+}
+
+// run replays the last recording when the step has its shape (a decode
+// step after a decode step), else records and submits the step.
+func (o *offload) run(sh stepShape) error {
+	r, s := o.r, o.spec
+	if sh == o.last && r.Replayable() {
+		return r.Replay()
+	}
+	o.last = stepShape{}
+	if err := r.Begin(); err != nil {
+		return err
+	}
+	r.Copy(o.dev.x.All(), o.host.xin.Region(0, uint64(4*sh.n*s.NEmbd)))
+	r.Barrier()
+	for li := range o.layers {
+		o.recordLayer(li, sh.n)
+	}
+	if sh.nOut > 0 {
+		o.recordOutputs(sh.nOut, sh.head)
+	}
+	if err := r.Submit(); err != nil {
+		return err
+	}
+	o.last = sh
+	return nil
 }
 
 // writeTables fills the host tables the shaders read: per token its

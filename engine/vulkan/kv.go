@@ -109,7 +109,7 @@ func (m *kvMirror) refresh(o *offload, c *kvcache.Cache, seq, n int) error {
 		}
 		m.staging = b
 	}
-	up := uploader{r: o.r, st: m.staging}
+	up := uploader{r: o.xfer, st: m.staging}
 	rb := uint64(o.rowBytes)
 	for _, sp := range c.Spans(seq, n, m.spans) {
 		for li := range o.layers {

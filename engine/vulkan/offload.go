@@ -15,7 +15,9 @@ import (
 // offload is one session's layer range on a device.
 type offload struct {
 	d     *vk.Device
-	r     *vk.Recorder
+	r     *vk.Recorder // steps; reusable, so a step of the last step's shape is replayed
+	xfer  *vk.Recorder // uploads (weights, KV refreshes)
+	last  stepShape    // the shape of the recording r holds
 	spec  *engine.DecoderSpec
 	first int  // first offloaded layer
 	head  bool // the output head's weights are on the device
@@ -82,6 +84,11 @@ func New(spec *engine.DecoderSpec, opts engine.SessionOptions, cache *kvcache.Ca
 	if o.r, err = d.NewRecorder(); err != nil {
 		return nil, err
 	}
+	o.r.Reusable()
+	if o.xfer, err = d.NewRecorder(); err != nil {
+		o.r.Close()
+		return nil, err
+	}
 	if err := o.build(cache); err != nil {
 		o.Close()
 		return nil, err
@@ -134,7 +141,7 @@ func (o *offload) uploadWeights() error {
 	if p.err != nil {
 		return p.err
 	}
-	return o.arena.Upload(o.r)
+	return o.arena.Upload(o.xfer)
 }
 
 // placer places tensors, keeping the first error.
@@ -277,6 +284,7 @@ func (o *offload) Close() error {
 	}
 	o.kv.free()
 	o.r.Close()
-	o.r = nil
+	o.xfer.Close()
+	o.r, o.xfer = nil, nil
 	return nil
 }

@@ -162,3 +162,50 @@ func dequantActs(t kernels.DType, dst []float32, q []byte) {
 		kernels.DequantizeRow(t, dst, q)
 	}
 }
+
+// TestReplay: a reusable recorder's recording, submitted again after its
+// host-visible inputs changed, computes on the new inputs; a new Begin
+// discards it. Transfers go through another recorder, as engine/vulkan
+// does (an Upload or Download records too).
+func TestReplay(t *testing.T) {
+	d := device(t)
+	r, xfer := recorder(t, d), recorder(t, d)
+	r.Reusable()
+	const n = 300
+	a, err := d.NewBuffer(4*n, HostMemory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Free()
+	rng := rand.New(rand.NewPCG(19, 20))
+	bv := randFloats(rng, n, 1)
+	b, out := buffer(t, d, xfer, bv, 0), buffer(t, d, xfer, nil, n)
+	if r.Replayable() {
+		t.Fatal("replayable before any recording")
+	}
+	copy(a.Floats(), randFloats(rng, n, 1))
+	run(t, r, func() { r.Add(out.All(), a.All(), b.All(), n, n) })
+	for range 3 {
+		if !r.Replayable() {
+			t.Fatal("not replayable after a recorded step")
+		}
+		copy(a.Floats(), randFloats(rng, n, 1))
+		if err := r.Replay(); err != nil {
+			t.Fatal(err)
+		}
+		want := make([]float32, n)
+		for i := range want {
+			want[i] = a.Floats()[i] + bv[i]
+		}
+		checkNMSE(t, "replayed add", download(t, xfer, out, n), want, tolElementwise)
+	}
+	if err := r.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	if r.Replayable() {
+		t.Error("replayable while recording")
+	}
+	if err := r.Submit(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -30,6 +30,8 @@ type Recorder struct {
 	staging *Buffer // uploads and downloads outside a step (transfer.go)
 
 	recording  bool
+	reuse      bool // keep recordings for Replay (Reusable)
+	replayable bool // the command buffer holds a finished recording
 	err        error
 	dispatches int
 
@@ -120,12 +122,12 @@ func (r *Recorder) Close() {
 	*r = Recorder{}
 }
 
-// Begin starts recording a step.
+// Begin starts recording a step, discarding the previous recording.
 func (r *Recorder) Begin() error {
 	if r.recording {
 		return errors.New("vulkan: Begin while recording")
 	}
-	r.err, r.dispatches = nil, 0
+	r.err, r.dispatches, r.replayable = nil, 0, false
 	if err := check("vkBeginCommandBuffer", r.call(r.d.fn.beginCommandBuffer, uintptr(r.cb), uintptr(unsafe.Pointer(&r.begin)))); err != nil {
 		return err
 	}
@@ -230,7 +232,7 @@ func (r *Recorder) Submit() error {
 	}
 	r.memoryBarrier(stageComputeShader|stageTransfer, stageHost, accessShaderWrite|accessTransferWrite, accessHostRead)
 	r.recording = false
-	cb, h := uintptr(r.cb), uintptr(r.d.handle)
+	cb := uintptr(r.cb)
 	if err := check("vkEndCommandBuffer", r.call(r.d.fn.endCommandBuffer, cb)); err != nil {
 		r.fail(err)
 	}
@@ -238,6 +240,18 @@ func (r *Recorder) Submit() error {
 		r.call(r.d.fn.resetCommandBuffer, cb, 0)
 		return r.err
 	}
+	err := r.run()
+	if err == nil && r.reuse {
+		r.replayable = true
+		return nil
+	}
+	r.call(r.d.fn.resetCommandBuffer, cb, 0)
+	return err
+}
+
+// run submits the recorded command buffer and waits for it.
+func (r *Recorder) run() error {
+	h := uintptr(r.d.handle)
 	r.d.submitMu.Lock()
 	err := check("vkQueueSubmit", r.call(r.d.fn.queueSubmit, uintptr(r.d.queue), 1, uintptr(unsafe.Pointer(&r.submit)), uintptr(r.fence)))
 	r.d.submitMu.Unlock()
@@ -247,8 +261,34 @@ func (r *Recorder) Submit() error {
 			err = e
 		}
 	}
-	r.call(r.d.fn.resetCommandBuffer, cb, 0)
 	return err
+}
+
+// Reusable makes the recorder keep each successful recording so that
+// Replay can submit it again: a step whose shape is unchanged (a decode
+// step after a decode step) then costs one submit instead of a recording
+// of every op. Everything that changes between such steps must live in
+// buffers (token tables, positions), not in push constants or dispatch
+// sizes. Call it before the first Begin.
+func (r *Recorder) Reusable() {
+	r.reuse = true
+	r.begin.flags = 0 // the buffer is submitted more than once
+}
+
+// Replayable reports whether Replay can run the last recording.
+func (r *Recorder) Replayable() bool { return r.replayable && !r.recording }
+
+// Replay submits the last successful recording again and waits for it.
+func (r *Recorder) Replay() error {
+	if !r.Replayable() {
+		return errors.New("vulkan: nothing to replay")
+	}
+	if err := r.run(); err != nil {
+		r.replayable = false
+		r.call(r.d.fn.resetCommandBuffer, uintptr(r.cb), 0)
+		return err
+	}
+	return nil
 }
 
 // descriptorSet returns the cached set for the bindings, writing a new one
