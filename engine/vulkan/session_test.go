@@ -113,10 +113,18 @@ func TestOffloadKVMirror(t *testing.T) {
 		}
 	}
 	p.decode("seq 2 after restore", toks[7:9], 2, 35)
+	// Fork into a sequence twice, the source rewritten in between: the
+	// second fork's copied page can be the page the first one used.
+	p.do("fork 0 -> 1 at 30", func(s engine.Session) error { return s.Fork(0, 1, 30) })
+	p.decode("seq 1 after the second fork", toks[11:14], 1, 30)
+	p.do("truncate 0 to 20", func(s engine.Session) error { return s.Truncate(0, 20) })
+	p.decode("seq 0 rewritten", toks[30:40], 0, 20)
+	p.do("fork 0 -> 1 at 30 again", func(s engine.Session) error { return s.Fork(0, 1, 30) })
+	p.decode("seq 1 after the third fork", toks[14:16], 1, 30)
 	// Both sequences in one batch.
 	var b engine.Batch
 	b.Add(toks[9], 37, 2, true)
-	b.Add(toks[10], 15, 1, true)
+	b.Add(toks[10], 32, 1, true)
 	for _, s := range []engine.Session{p.gpu, p.cpu} {
 		if err := s.Decode(&b); err != nil {
 			t.Fatal(err)

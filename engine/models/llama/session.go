@@ -138,8 +138,16 @@ func (s *session) SeqLen(seq int) int {
 	return s.cache.Len(seq)
 }
 func (s *session) Truncate(seq, pos int) error { return s.cache.Truncate(seq, pos) }
-func (s *session) Fork(src, dst, n int) error  { return s.cache.Fork(src, dst, n) }
-func (s *session) NumOutputs() int             { return len(s.outIdx) }
+func (s *session) Fork(src, dst, n int) error {
+	if err := s.cache.Fork(src, dst, n); err != nil {
+		return err
+	}
+	if s.gpu != nil && src != dst {
+		s.gpu.Invalidate(dst) // its copied last page may reuse a page the device holds other rows in
+	}
+	return nil
+}
+func (s *session) NumOutputs() int { return len(s.outIdx) }
 
 func (s *session) Logits(k int) []float32 {
 	nv := s.m.hp.nVocab
