@@ -75,6 +75,7 @@ func (c *benchCmd) Run() error {
 	if err := c.apply(&engine.SessionOptions{}); err != nil {
 		return err
 	}
+	c.warn()
 	l, err := engine.LoadFile(c.Model)
 	if err != nil {
 		return err

@@ -33,6 +33,8 @@ func main() {
 		kong.Name("waggle"),
 		kong.Description("Waggle: a pure-Go LLM inference engine for GGUF models."),
 		kong.UsageOnError(),
+		kong.ExplicitGroups(helpGroups),
+		kong.ValueFormatter(helpWithShortFlags),
 	)
 	ctx, err := parser.Parse(normalizeArgs(os.Args[1:]))
 	parser.FatalIfErrorf(err)

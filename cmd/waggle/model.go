@@ -26,6 +26,7 @@ func (f *modelFlags) open() (*engine.Loaded, engine.Session, error) {
 	if err := f.apply(&engine.SessionOptions{}); err != nil {
 		return nil, nil, err
 	}
+	f.warn()
 	l, err := f.load()
 	if err != nil {
 		return nil, nil, err
