@@ -17,6 +17,7 @@ const module = "github.com/waggle-llm/waggle"
 var allowedImports = map[string][]string{
 	"kernels":                {"golang.org/x/sys/cpu"},
 	"kernels/vulkan":         {"kernels", "github.com/ebitengine/purego"},
+	"engine/vulkan":          {"engine", "kernels", "kernels/vulkan", "kvcache"},
 	"gguf":                   {},
 	"kvcache":                {"kernels", "kvcache/turbo"},
 	"kvcache/turbo":          {"kernels"},
@@ -83,8 +84,16 @@ func ruleMatches(a, imp string) bool {
 	return strings.HasPrefix(imp, a+"/") // subpackages of an allowed outside module
 }
 
+// TestImportGraph checks the default build and the one with the GPU
+// backend (-tags vulkan), whose packages are empty without the tag.
 func TestImportGraph(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}|{{join .Imports ","}}`, "./...").CombinedOutput()
+	for _, tags := range []string{"", "vulkan"} {
+		t.Run("tags="+tags, func(t *testing.T) { checkImportGraph(t, tags) })
+	}
+}
+
+func checkImportGraph(t *testing.T, tags string) {
+	out, err := exec.Command("go", "list", "-tags", tags, "-f", `{{.ImportPath}}|{{join .Imports ","}}`, "./...").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
