@@ -85,6 +85,13 @@ type SessionOptions struct {
 	// every output token (speculative drafters read them). -1 means the final
 	// normalised state that feeds the output head.
 	CaptureLayers []int
+	// GPULayers is llama.cpp's -ngl: the last GPULayers layers, with their
+	// KV cache, run on the GPU backend (offload.go); above the layer count
+	// the output head runs there too. 0 runs everything on the CPU.
+	GPULayers int
+	// Device picks the GPU (--device / --main-gpu): an index or a name
+	// substring; "" lets the backend choose.
+	Device string
 }
 
 // Model is a loaded network. It is immutable and may back many sessions.

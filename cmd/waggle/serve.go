@@ -25,20 +25,21 @@ import (
 // groups them. Flags llama-server has that change nothing here are
 // accepted and logged (serve_compat.go).
 type serveCmd struct {
-	Model            string `group:"common" short:"m" help:"GGUF model file (default: the embedded demo network)." type:"path" env:"WAGGLE_MODEL,LLAMA_ARG_MODEL"`
-	Threads          int    `group:"common" short:"t" help:"Worker threads (0: all cores)." default:"0" env:"WAGGLE_THREADS,LLAMA_ARG_THREADS"`
-	CtxSize          int    `group:"common" short:"c" name:"ctx-size" help:"Total context of all slots (0: the model's, at most 4096); each slot gets ctx-size/parallel, or shares all of it with --kv-unified, and at most the model's training context." default:"0" env:"WAGGLE_CTX_SIZE,LLAMA_ARG_CTX_SIZE"`
-	CtxBeyondTrain   bool   `group:"common" name:"ctx-beyond-train" help:"Let a slot's context exceed the model's training context (output past it is usually poor)." env:"WAGGLE_CTX_BEYOND_TRAIN"`
-	NPredict         int    `group:"common" short:"n" name:"n-predict" help:"Default max tokens per request (-1: until the context is full)." default:"-1" env:"WAGGLE_N_PREDICT,LLAMA_ARG_N_PREDICT"`
-	BatchSize        int    `group:"common" short:"b" name:"batch-size" help:"Tokens per scheduler step." default:"2048" env:"WAGGLE_BATCH,LLAMA_ARG_BATCH"`
-	UBatchSize       int    `group:"common" name:"ubatch-size" aliases:"ub" help:"Tokens per forward pass." default:"512" env:"WAGGLE_UBATCH,LLAMA_ARG_UBATCH"`
-	FlashAttn        string `group:"common" name:"flash-attn" help:"on, off or auto (= off). on: online-softmax (flash) attention over 64-position chunks of the KV cache; off: the exact two-pass attention, llama.cpp's -fa off bit for bit on f16/f32 caches." default:"auto" env:"WAGGLE_FLASH_ATTN,LLAMA_ARG_FLASH_ATTN"`
-	CacheTypeK       string `group:"common" name:"cache-type-k" aliases:"ctk" help:"KV cache type for keys." default:"f16" env:"WAGGLE_CACHE_TYPE_K,LLAMA_ARG_CACHE_TYPE_K"`
-	CacheTypeV       string `group:"common" name:"cache-type-v" aliases:"ctv" help:"KV cache type for values." default:"f16" env:"WAGGLE_CACHE_TYPE_V,LLAMA_ARG_CACHE_TYPE_V"`
-	ContextShift     bool   `group:"common" name:"context-shift" negatable:"" help:"When a generating slot fills its context, drop the oldest half of the tokens after n_keep and go on." env:"WAGGLE_CONTEXT_SHIFT,LLAMA_ARG_CONTEXT_SHIFT"`
-	KVUnified        bool   `group:"common" name:"kv-unified" aliases:"kvu" help:"One KV pool of ctx-size cells shared by all slots; each slot may grow to ctx-size." env:"WAGGLE_KV_UNIFIED,LLAMA_ARG_KV_UNIFIED"`
-	CtxCheckpoints   int    `group:"common" name:"ctx-checkpoints" aliases:"swa-checkpoints" help:"Recurrent-state checkpoints per slot for prompt-prefix reuse on hybrid models (qwen35, qwen3next; 0: none)." default:"8" env:"WAGGLE_CTX_CHECKPOINTS,LLAMA_ARG_CTX_CHECKPOINTS"`
-	CheckpointEvery  int    `group:"common" name:"checkpoint-every-n-tokens" aliases:"cpent" help:"Also checkpoint a hybrid model's recurrent state every N prompt tokens (-1: only at prompt ends)." default:"8192" env:"WAGGLE_CHECKPOINT_EVERY_NT,LLAMA_ARG_CHECKPOINT_EVERY_NT"`
+	Model           string `group:"common" short:"m" help:"GGUF model file (default: the embedded demo network)." type:"path" env:"WAGGLE_MODEL,LLAMA_ARG_MODEL"`
+	Threads         int    `group:"common" short:"t" help:"Worker threads (0: all cores)." default:"0" env:"WAGGLE_THREADS,LLAMA_ARG_THREADS"`
+	CtxSize         int    `group:"common" short:"c" name:"ctx-size" help:"Total context of all slots (0: the model's, at most 4096); each slot gets ctx-size/parallel, or shares all of it with --kv-unified, and at most the model's training context." default:"0" env:"WAGGLE_CTX_SIZE,LLAMA_ARG_CTX_SIZE"`
+	CtxBeyondTrain  bool   `group:"common" name:"ctx-beyond-train" help:"Let a slot's context exceed the model's training context (output past it is usually poor)." env:"WAGGLE_CTX_BEYOND_TRAIN"`
+	NPredict        int    `group:"common" short:"n" name:"n-predict" help:"Default max tokens per request (-1: until the context is full)." default:"-1" env:"WAGGLE_N_PREDICT,LLAMA_ARG_N_PREDICT"`
+	BatchSize       int    `group:"common" short:"b" name:"batch-size" help:"Tokens per scheduler step." default:"2048" env:"WAGGLE_BATCH,LLAMA_ARG_BATCH"`
+	UBatchSize      int    `group:"common" name:"ubatch-size" aliases:"ub" help:"Tokens per forward pass." default:"512" env:"WAGGLE_UBATCH,LLAMA_ARG_UBATCH"`
+	FlashAttn       string `group:"common" name:"flash-attn" help:"on, off or auto (= off). on: online-softmax (flash) attention over 64-position chunks of the KV cache; off: the exact two-pass attention, llama.cpp's -fa off bit for bit on f16/f32 caches." default:"auto" env:"WAGGLE_FLASH_ATTN,LLAMA_ARG_FLASH_ATTN"`
+	CacheTypeK      string `group:"common" name:"cache-type-k" aliases:"ctk" help:"KV cache type for keys." default:"f16" env:"WAGGLE_CACHE_TYPE_K,LLAMA_ARG_CACHE_TYPE_K"`
+	CacheTypeV      string `group:"common" name:"cache-type-v" aliases:"ctv" help:"KV cache type for values." default:"f16" env:"WAGGLE_CACHE_TYPE_V,LLAMA_ARG_CACHE_TYPE_V"`
+	ContextShift    bool   `group:"common" name:"context-shift" negatable:"" help:"When a generating slot fills its context, drop the oldest half of the tokens after n_keep and go on." env:"WAGGLE_CONTEXT_SHIFT,LLAMA_ARG_CONTEXT_SHIFT"`
+	KVUnified       bool   `group:"common" name:"kv-unified" aliases:"kvu" help:"One KV pool of ctx-size cells shared by all slots; each slot may grow to ctx-size." env:"WAGGLE_KV_UNIFIED,LLAMA_ARG_KV_UNIFIED"`
+	CtxCheckpoints  int    `group:"common" name:"ctx-checkpoints" aliases:"swa-checkpoints" help:"Recurrent-state checkpoints per slot for prompt-prefix reuse on hybrid models (qwen35, qwen3next; 0: none)." default:"8" env:"WAGGLE_CTX_CHECKPOINTS,LLAMA_ARG_CTX_CHECKPOINTS"`
+	CheckpointEvery int    `group:"common" name:"checkpoint-every-n-tokens" aliases:"cpent" help:"Also checkpoint a hybrid model's recurrent state every N prompt tokens (-1: only at prompt ends)." default:"8192" env:"WAGGLE_CHECKPOINT_EVERY_NT,LLAMA_ARG_CHECKPOINT_EVERY_NT"`
+	gpuFlags
 	samplingFlags    `group:"sampling"`
 	grammarFlags     `group:"sampling"`
 	specFlags        `group:"speculative"` // before the server group: llama-server's --help order
@@ -218,6 +219,9 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 	cfg.CtxBeyondTrain = c.CtxBeyondTrain
 	cfg.Session.TypeK, cfg.Session.TypeV, cfg.Session.Threads = tk, tv, c.Threads
 	cfg.Session.FlashAttn = fa
+	if err := c.apply(&cfg.Session); err != nil {
+		return cfg, err
+	}
 	cfg.Speculator = func(sess engine.Session) (*spec.Speculator, func() error, error) {
 		return c.speculator(l, sess) // one Speculator over the server's session: NSeq = --parallel
 	}

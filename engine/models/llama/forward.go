@@ -16,19 +16,26 @@ func invSqrt(n int) float32 { return float32(1 / math.Sqrt(float64(n))) }
 // path with T = 1. Every token's keys and values of a layer are stored
 // before any token of that layer attends, so a token sees the earlier
 // tokens of its own batch through the cache.
-func (s *session) forward(b *engine.Batch) {
+//
+// With GPU layers, the layers from s.nCPU on and maybe the head run on the
+// device (offload.go); the error is the device's.
+func (s *session) forward(b *engine.Batch) error {
 	hp := &s.m.hp
 	for i, tok := range b.Tokens {
 		s.m.tokEmbd.DequantizeRow(s.row(s.x, i, hp.nEmbd), int(tok))
 		kernels.RopeCache(s.row(s.rope, i, hp.rope.NRot), int(b.Pos[i]), &hp.rope)
 	}
-	for il := range s.m.layers {
+	for il := range s.nCPU {
 		l := &s.m.layers[il]
 		s.attention(l, il, b)
 		s.feedForward(l, b.Len())
 		s.capture(il, b)
 	}
+	if s.gpu != nil {
+		return s.offloadForward(b)
+	}
 	s.outputHead(b)
+	return nil
 }
 
 // row returns the i-th row of width w of a batch buffer.

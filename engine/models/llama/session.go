@@ -33,6 +33,11 @@ type session struct {
 	act     []byte      // NBatch rows of activations in a weight's vec-dot format
 	experts moe.Scratch // qwen3moe routing and expert buffers
 
+	// GPU offload (offload.go): layers [nCPU, nLayer) run on gpu.
+	nCPU int
+	gpu  engine.Offload
+	step engine.OffloadStep
+
 	nextPos []int     // per sequence: expected position of the next token
 	outIdx  []int     // batch indices with Output set
 	logits  []float32 // NumOutputs × nVocab
@@ -53,6 +58,9 @@ func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
 	}
 	if o.NBatch <= 0 {
 		o.NBatch = 512
+	}
+	if o.GPULayers < 0 {
+		return nil, fmt.Errorf("GPU layers %d must be >= 0", o.GPULayers)
 	}
 	if o.Threads < 0 || o.Threads > kernels.MaxThreads {
 		return nil, fmt.Errorf("threads %d out of range [0, %d]", o.Threads, kernels.MaxThreads)
@@ -100,6 +108,12 @@ func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
 	if m.v.moe {
 		s.experts = moe.NewScratch(hp.moe, nb)
 	}
+	s.nCPU = hp.nLayer
+	if o.GPULayers > 0 {
+		if err := s.startOffload(); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -128,8 +142,16 @@ func (s *session) SeqLen(seq int) int {
 	return s.cache.Len(seq)
 }
 func (s *session) Truncate(seq, pos int) error { return s.cache.Truncate(seq, pos) }
-func (s *session) Fork(src, dst, n int) error  { return s.cache.Fork(src, dst, n) }
-func (s *session) NumOutputs() int             { return len(s.outIdx) }
+func (s *session) Fork(src, dst, n int) error {
+	if err := s.cache.Fork(src, dst, n); err != nil {
+		return err
+	}
+	if s.gpu != nil && src != dst {
+		s.gpu.Invalidate(dst) // its copied last page may reuse a page the device holds other rows in
+	}
+	return nil
+}
+func (s *session) NumOutputs() int { return len(s.outIdx) }
 
 func (s *session) Logits(k int) []float32 {
 	nv := s.m.hp.nVocab
@@ -160,7 +182,9 @@ func (s *session) Decode(b *engine.Batch) error {
 			s.outIdx = append(s.outIdx, i)
 		}
 	}
-	s.forward(b)
+	if err := s.forward(b); err != nil {
+		return err
+	}
 	for seq, n := range s.nextPos {
 		s.cache.SetLen(seq, n)
 	}

@@ -90,6 +90,9 @@ func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
 // NewSessionWith is NewSession with explicit hybrid-model options.
 func (m *Model) NewSessionWith(o engine.SessionOptions, h Options) (engine.Session, error) {
 	hp := &m.hp
+	if err := engine.RefuseOffload("qwen35", o); err != nil {
+		return nil, err
+	}
 	if err := m.defaults(&o); err != nil {
 		return nil, err
 	}
