@@ -85,6 +85,11 @@ type SessionOptions struct {
 	// every output token (speculative drafters read them). -1 means the final
 	// normalised state that feeds the output head.
 	CaptureLayers []int
+	// Taps lists residual-stream points (Tap) captured for every token of
+	// every Decode, read through the Tapper interface (drafters that
+	// condition on the target's hidden states: DFlash, EAGLE-3). Memory:
+	// NBatch·len(Taps)·NEmbd float32.
+	Taps []Tap
 }
 
 // Model is a loaded network. It is immutable and may back many sessions.

@@ -22,11 +22,14 @@ func (s *session) forward(b *engine.Batch) {
 		s.m.tokEmbd.DequantizeRow(s.row(s.x, i, hp.nEmbd), int(tok))
 		kernels.RopeCache(s.row(s.rope, i, hp.rope.NRot), int(b.Pos[i]), &hp.rope)
 	}
+	s.taps.Begin(b.Len())
+	s.taps.Capture(engine.LayerInput(0), s.x)
 	for il := range s.m.layers {
 		l := &s.m.layers[il]
 		s.attention(l, il, b)
 		s.feedForward(l, b.Len())
 		s.capture(il, b)
+		s.taps.Capture(engine.LayerOutput(il), s.x)
 	}
 	s.outputHead(b)
 }

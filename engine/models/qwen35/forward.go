@@ -87,6 +87,8 @@ func (s *session) forward(b *engine.Batch) {
 		kernels.RopeCache(row(s.buf.rope, i, hp.rope.NRot), int(b.Pos[i]), &hp.rope)
 	}
 	n := b.Len()
+	s.taps.Begin(n)
+	s.taps.Capture(engine.LayerInput(0), s.buf.x)
 	for il := range s.m.layers {
 		l := &s.m.layers[il]
 		s.normRows(s.buf.x, l.attnNorm, n)
@@ -104,6 +106,7 @@ func (s *session) forward(b *engine.Batch) {
 		}
 		s.addResidual(n)
 		s.capture(il)
+		s.taps.Capture(engine.LayerOutput(il), s.buf.x)
 	}
 	s.outputHead()
 }

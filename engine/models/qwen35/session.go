@@ -42,6 +42,7 @@ type session struct {
 	outIdx  []int
 	logits  []float32
 	hidden  map[int][]float32
+	taps    *engine.TapBuffer // SessionOptions.Taps, every token
 }
 
 // defaultCtx bounds the default context when the caller gives none.
@@ -105,6 +106,10 @@ func (m *Model) NewSessionWith(o engine.SessionOptions, h Options) (engine.Sessi
 	if h.CtxCheckpoints < 0 || h.CtxCheckpoints > 1024 {
 		return nil, fmt.Errorf("qwen35: %d context checkpoints out of range [0, 1024]", h.CtxCheckpoints)
 	}
+	taps, err := engine.NewTapBuffer(o.Taps, hp.nLayer, hp.nEmbd, o.NBatch)
+	if err != nil {
+		return nil, err
+	}
 	kvDim := hp.nHeadKV * hp.headDim
 	cache, err := kvcache.New(kvcache.Options{NLayer: m.nAttn, NKV: kvDim, HeadDim: hp.headDim, NCtx: o.NCtx, NSeq: o.NSeq,
 		TypeK: o.TypeK, TypeV: o.TypeV, Unified: o.KVUnified, Recurrent: recurrentSize(hp, m.nDelta)})
@@ -125,6 +130,7 @@ func (m *Model) NewSessionWith(o engine.SessionOptions, h Options) (engine.Sessi
 		gen:     make([]uint64, o.NSeq),
 		outIdx:  make([]int, 0, o.NBatch),
 		hidden:  map[int][]float32{},
+		taps:    taps,
 	}
 	s.delta.init(s, pool.Threads())
 	s.replayT.s = s
@@ -181,6 +187,9 @@ func (s *session) Logits(k int) []float32 {
 	nv := s.m.hp.nVocab
 	return s.logits[k*nv : (k+1)*nv]
 }
+
+// Tapped returns batch token i's captured taps (engine.Tapper).
+func (s *session) Tapped(i int) []float32 { return s.taps.Row(i) }
 
 func (s *session) Hidden(layer, k int) []float32 {
 	h, ok := s.hidden[layer]
