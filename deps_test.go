@@ -34,6 +34,7 @@ var allowedImports = map[string][]string{
 	"bench/*":                {"*"},
 	"internal/golden":        {"gguf", "kernels"},
 	"internal/testenv":       {},
+	"internal/treetest":      {"engine"},
 	"internal/demomodel":     {"gguf"},
 	"internal/demomodel/gen": {"internal/demomodel"},
 }

@@ -18,9 +18,10 @@ func invSqrt(n int) float32 { return float32(1 / math.Sqrt(float64(n))) }
 // tokens of its own batch through the cache.
 func (s *session) forward(b *engine.Batch) {
 	hp := &s.m.hp
+	s.ropePos = b.RopePositions(s.ropePos)
 	for i, tok := range b.Tokens {
 		s.m.tokEmbd.DequantizeRow(s.row(s.x, i, hp.nEmbd), int(tok))
-		kernels.RopeCache(s.row(s.rope, i, hp.rope.NRot), int(b.Pos[i]), &hp.rope)
+		kernels.RopeCache(s.row(s.rope, i, hp.rope.NRot), int(s.ropePos[i]), &hp.rope)
 	}
 	s.taps.Begin(b.Len())
 	s.taps.Capture(engine.LayerInput(0), s.x)
@@ -84,7 +85,7 @@ func (s *session) attention(l *layer, il int, b *engine.Batch) {
 		s.prepareHeads(k, l.kNorm, rope)
 		s.cache.Store(il, int(b.Seq[i]), int(b.Pos[i]), k, v)
 	}
-	engine.AttendBatch(s.pool, s.attnOut, s.q, b.Seq, b.Pos, s.cache, il, s.shape, s.attn)
+	engine.AttendTree(s.pool, s.attnOut, s.q, b.Seq, b.Pos, b.Parent, s.cache, il, s.shape, s.attn)
 	s.project(l.wo, s.proj, s.attnOut, n, true)
 	s.addResidual(n)
 }

@@ -34,6 +34,7 @@ type session struct {
 	experts moe.Scratch // qwen3moe routing and expert buffers
 
 	nextPos []int     // per sequence: expected position of the next token
+	ropePos []int32   // per batch token: its rotary position (Batch.RopePositions)
 	outIdx  []int     // batch indices with Output set
 	logits  []float32 // NumOutputs × nVocab
 	hidden  map[int][]float32
@@ -95,6 +96,7 @@ func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
 		up:      make([]float32, nb*hp.nFF),
 		act:     make([]byte, nb*m.maxActivationBytes()),
 		nextPos: make([]int, o.NSeq),
+		ropePos: make([]int32, 0, o.NBatch),
 		outIdx:  make([]int, 0, o.NBatch),
 		hidden:  map[int][]float32{},
 		taps:    taps,
