@@ -82,9 +82,10 @@ func (l *layer) matrices() []*engine.Matrix {
 // package.
 func (s *session) forward(b *engine.Batch) {
 	hp := &s.m.hp
+	s.ropePos = b.RopePositions(s.ropePos)
 	for i, tok := range b.Tokens {
 		s.m.tokEmbd.DequantizeRow(row(s.buf.x, i, hp.nEmbd), int(tok))
-		kernels.RopeCache(row(s.buf.rope, i, hp.rope.NRot), int(b.Pos[i]), &hp.rope)
+		kernels.RopeCache(row(s.buf.rope, i, hp.rope.NRot), int(s.ropePos[i]), &hp.rope)
 	}
 	n := b.Len()
 	s.taps.Begin(n)

@@ -39,6 +39,8 @@ type session struct {
 	redo engine.Batch // re-decoding from a checkpoint
 
 	nextPos []int
+	ropePos []int32 // per batch token: its rotary position (Batch.RopePositions)
+	parent  []int32 // the batch's Parent during a forward pass (tree.go)
 	outIdx  []int
 	logits  []float32
 	hidden  map[int][]float32
@@ -127,6 +129,7 @@ func (m *Model) NewSessionWith(o engine.SessionOptions, h Options) (engine.Sessi
 		buf:     newBuffers(m, o.NBatch),
 		plan:    newBatchPlan(o.NSeq, o.NBatch, h.Depth),
 		nextPos: make([]int, o.NSeq),
+		ropePos: make([]int32, 0, o.NBatch),
 		gen:     make([]uint64, o.NSeq),
 		outIdx:  make([]int, 0, o.NBatch),
 		hidden:  map[int][]float32{},
@@ -295,6 +298,9 @@ func (s *session) validate(b *engine.Batch) error {
 
 // Decode runs the batch through the network.
 func (s *session) Decode(b *engine.Batch) error {
+	if err := s.checkTree(b); err != nil {
+		return err
+	}
 	if err := s.validate(b); err != nil {
 		return err
 	}
@@ -310,7 +316,9 @@ func (s *session) Decode(b *engine.Batch) error {
 			s.hist[int(b.Seq[i])*s.opts.NCtx+int(b.Pos[i])] = tok
 		}
 	}
+	s.parent = b.Parent
 	s.forward(b)
+	s.parent = nil
 	s.saveEndCheckpoints()
 	for seq, n := range s.nextPos {
 		s.cache.SetLen(seq, n)
