@@ -36,6 +36,7 @@ var allowedImports = map[string][]string{
 	"internal/testenv":       {},
 	"internal/treetest":      {"engine"},
 	"internal/demomodel":     {"gguf"},
+	"internal/dflashgen":     {"gguf"},
 	"internal/demomodel/gen": {"internal/demomodel"},
 }
 
