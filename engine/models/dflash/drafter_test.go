@@ -125,8 +125,8 @@ func TestBindRefusesMismatchedTargets(t *testing.T) {
 	dm := dl.Model.(engine.BlockDrafterModel)
 	o := engine.BlockDrafterOptions{CrossCtx: 512, NSeq: 1, MaxBlocks: 1}
 	for name, want := range map[string]string{
-		"synth-qwen35moe-spm-f32.gguf": "hidden states of 256 values",
-		"stories260K-f32.gguf":         "hidden states of 256 values",
+		"synth-qwen35moe-spm-f32.gguf":  "hidden states of 256 values",
+		"stories260K-f32.gguf":          "hidden states of 256 values",
 		"synth-llama3-tiny-q4_k_m.gguf": "vocabulary has 512 tokens",
 	} {
 		target := load(t, filepath.Join(dir, name))
