@@ -11,6 +11,10 @@ type RequestOptions struct {
 	Types []string // subset of the chain's strategies to use (nil: all)
 	// Off disables speculation for the request ("speculative.type": "none").
 	Off bool
+	// BranchBudget is speculative.branch_budget (tree drafters: extra
+	// nodes beyond the main path); HasBranchBudget says it was given.
+	BranchBudget    int
+	HasBranchBudget bool
 }
 
 // Slot is one generating sequence: its sampler, the tokens so far, limits,
