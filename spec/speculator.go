@@ -44,8 +44,8 @@ type Speculator struct {
 	commitIdx []int // batch indices of the rows being committed
 	rowAt     func(k int) []float32
 
-	path, cells []int32     // a tree verify's accepted nodes and their positions
-	pd, qd      []float32   // dense target and drafter distributions (verify_tree.go)
+	path, cells []int32   // a tree verify's accepted nodes and their positions
+	pd, qd      []float32 // dense target and drafter distributions (verify_tree.go)
 	pc          []sample.Candidate
 	kids        []int32 // a node's children (verify_tree.go)
 }
