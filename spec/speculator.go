@@ -77,6 +77,8 @@ func (c *Config) BaseDepth() int {
 			b = max(b, c.NgramMod.NMax)
 		case "draft-simple":
 			b = max(b, c.Draft.NMax)
+		case "dflash":
+			b = max(b, c.DFlash.NMax)
 		}
 	}
 	return max(b, 1)
@@ -318,7 +320,7 @@ func (sp *Speculator) draftAll() {
 	budget := sp.Sess.Options().NBatch - len(sp.active)
 	for _, sl := range sp.active {
 		r := &sl.req
-		r.Draft, r.shadow = r.Draft[:0], false
+		r.Draft, r.Parent, r.Q, r.Cand, r.shadow = r.Draft[:0], r.Parent[:0], nil, nil, false
 		if sl.mask == 0 {
 			continue
 		}
@@ -340,7 +342,6 @@ func (sp *Speculator) draftAll() {
 		r.Seq, r.NMax, r.NMin = int(sl.Seq), n, sl.Opts.NMin
 		r.History, r.Last, r.NPast = sl.tokens[:len(sl.tokens)-1], sl.tokens[len(sl.tokens)-1], len(sl.tokens)-1
 		r.mask = sl.mask
-		r.Parent, r.Q, r.Cand = r.Parent[:0], nil, nil
 		r.NMaxBase, r.Budget, r.BranchBudget = sp.baseFor(sl), min(budget+max(n, 0), sp.room(sl)), -1
 		if sl.Opts.HasBranchBudget {
 			r.BranchBudget = sl.Opts.BranchBudget
@@ -362,7 +363,7 @@ func (sp *Speculator) draftAll() {
 				sl.shadowAt = len(sl.tokens)
 			}
 		}
-		r.Draft, r.shadow = r.Draft[:0], false
+		r.Draft, r.Parent, r.Q, r.Cand, r.shadow = r.Draft[:0], r.Parent[:0], nil, nil, false
 	}
 }
 

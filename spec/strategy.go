@@ -76,7 +76,7 @@ type Request struct {
 }
 
 // IsTree reports whether the draft is a tree.
-func (r *Request) IsTree() bool { return len(r.Parent) > 0 }
+func (r *Request) IsTree() bool { return len(r.Parent) > 0 && len(r.Draft) > 0 }
 
 // mainPath is the length of a draft's first chain: the leading tokens
 // each of which continues the one before (all of a flat draft).
