@@ -64,7 +64,10 @@ func New(sess engine.Session, chain *Chain, cfg *Config) *Speculator {
 // BaseDepth is the deepest draft any configured strategy makes: the depth
 // the adaptive controller works below.
 func (c *Config) BaseDepth() int {
-	b := c.NMax
+	b := 0
+	if len(c.Types) == 0 {
+		b = c.NMax
+	}
 	for _, t := range c.Types {
 		switch t {
 		case "ngram-simple":
@@ -79,6 +82,8 @@ func (c *Config) BaseDepth() int {
 			b = max(b, c.Draft.NMax)
 		case "dflash":
 			b = max(b, c.DFlash.NMax)
+		default: // ngram-cache, copyspec, suffix, recycle: --draft-max
+			b = max(b, c.NMax)
 		}
 	}
 	return max(b, 1)

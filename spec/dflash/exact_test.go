@@ -54,6 +54,7 @@ type setup struct {
 	adaptive     bool
 	nctx         int
 	wrap         func(*dflash.Strategy) spec.Strategy
+	strat        *dflash.Strategy // reuse this strategy (its per-sequence state) instead of a new one
 }
 
 func greedy() sample.Params {
@@ -89,9 +90,12 @@ func newSpeculator(t testing.TB, target *engine.Loaded, drafter engine.Model, se
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	st, err := dflash.New(cfg.DFlash)
-	if err != nil {
-		t.Fatal(err)
+	st := c.strat
+	if st == nil {
+		var err error
+		if st, err = dflash.New(cfg.DFlash); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var s spec.Strategy = st
 	if c.wrap != nil {
