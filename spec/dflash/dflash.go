@@ -41,7 +41,13 @@ type Strategy struct {
 	tr      tree
 	ids     [][]int32   // per block row: its candidates (tree drafts)
 	vals    [][]float32 // and their values
+	passes  int         // drafter passes run
 }
+
+// Passes returns how many drafter forward passes the strategy has run
+// (one per cycle however many sequences draft, up to the drafter's
+// block capacity).
+func (s *Strategy) Passes() int { return s.passes }
 
 // seqState is one sequence's ring and BeeLlama's length adapter.
 type seqState struct {

@@ -28,6 +28,7 @@ func (s *Strategy) Draft(reqs []*spec.Request) {
 		if s.drafter.Draft(s.jobs[i:j]) != nil {
 			continue // no draft: those sequences decode plainly this cycle
 		}
+		s.passes++
 		for k := i; k < j; k++ {
 			if s.pend[k].tree {
 				s.selectTree(k-i, &s.pend[k])
