@@ -107,6 +107,9 @@ type TreeSession interface {
 	// root and the path as ordinary tokens would have left. An empty path
 	// keeps the root only.
 	KeepPath(seq, root int, path []int32) error
+	// TreeLimit is the most tokens a tree batch may give one sequence
+	// (0: only the batch size limits it).
+	TreeLimit() int
 }
 
 // Info describes a loaded model.

@@ -14,6 +14,8 @@ import (
 // same logits, so any kept path is as good as any other.
 type treeFixed struct{ fixedSession }
 
+func (f *treeFixed) TreeLimit() int { return 0 }
+
 func (f *treeFixed) KeepPath(seq, root int, path []int32) error {
 	f.lens[seq] = root + 1 + len(path)
 	return nil

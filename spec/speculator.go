@@ -347,17 +347,14 @@ func (sp *Speculator) draftAll() {
 		r.Seq, r.NMax, r.NMin = int(sl.Seq), n, sl.Opts.NMin
 		r.History, r.Last, r.NPast = sl.tokens[:len(sl.tokens)-1], sl.tokens[len(sl.tokens)-1], len(sl.tokens)-1
 		r.mask = sl.mask
-		r.NMaxBase, r.Budget, r.BranchBudget = sp.baseFor(sl), min(budget+max(n, 0), sp.room(sl)), -1
-		if sl.Opts.HasBranchBudget {
-			r.BranchBudget = sl.Opts.BranchBudget
-		}
-		_, r.AllowTree = sp.Sess.(engine.TreeSession)
+		sp.treeRoom(sl, r)
 		sp.reqs = append(sp.reqs, r)
 	}
 	if len(sp.reqs) == 0 {
 		return
 	}
 	sp.Chain.Draft(sp.reqs)
+	sp.fitTrees()
 	for _, r := range sp.reqs {
 		if !r.shadow {
 			continue
@@ -397,6 +394,48 @@ func (sp *Speculator) depth(sl *Slot) (n, ctlBase int) {
 	return n, 0
 }
 
+// treeRoom tells a request whether it may be a tree and how large: the
+// verify batch's room, the context's, and the session's tree limit.
+// Shadow drafts are compared token by token with the output, so they stay
+// flat.
+func (sp *Speculator) treeRoom(sl *Slot, r *Request) {
+	r.NMaxBase, r.BranchBudget, r.AllowTree = sp.baseFor(sl), -1, false
+	if sl.Opts.HasBranchBudget {
+		r.BranchBudget = sl.Opts.BranchBudget
+	}
+	ts, ok := sp.Sess.(engine.TreeSession)
+	if !ok || r.shadow {
+		r.Budget = r.NMax
+		return
+	}
+	r.AllowTree = true
+	r.Budget = min(sp.Sess.Options().NBatch-len(sp.active), sp.Sess.Options().NCtx-sl.NPast()-1)
+	if lim := ts.TreeLimit(); lim > 0 {
+		r.Budget = min(r.Budget, lim-1)
+	}
+	r.Budget = max(r.Budget, r.NMax)
+}
+
+// fitTrees trims tree drafts, last slot first, until the verify batch
+// fits NBatch: each slot's budget assumed the others drafted only their
+// flat share. A tree's trailing nodes have no children before them, so a
+// trimmed tree is still a tree.
+func (sp *Speculator) fitTrees() {
+	total := len(sp.active)
+	for _, sl := range sp.active {
+		total += len(sl.req.Draft)
+	}
+	for i := len(sp.active) - 1; i >= 0 && total > sp.Sess.Options().NBatch; i-- {
+		r := &sp.active[i].req
+		if !r.IsTree() || r.shadow {
+			continue
+		}
+		cut := min(total-sp.Sess.Options().NBatch, len(r.Draft)-1)
+		r.Draft, r.Parent = r.Draft[:len(r.Draft)-cut], r.Parent[:len(r.Parent)-cut]
+		total -= cut
+	}
+}
+
 // baseFor is sl's configured (or requested) depth before the adaptive
 // controller.
 func (sp *Speculator) baseFor(sl *Slot) int {
@@ -404,15 +443,6 @@ func (sp *Speculator) baseFor(sl *Slot) int {
 		return sl.Opts.NMax
 	}
 	return sp.Base
-}
-
-// room is the most draft tokens sl's context and n_predict leave.
-func (sp *Speculator) room(sl *Slot) int {
-	n := sp.Sess.Options().NCtx - sl.NPast() - 1
-	if sl.NPredict >= 0 {
-		n = min(n, sl.NPredict-sl.nGen-1)
-	}
-	return max(n, 0)
 }
 
 // buildBatch lays out every active slot's [Last, draft…]: a flat draft as

@@ -32,3 +32,7 @@ func (s *session) KeepPath(seq, root int, path []int32) error {
 	}
 	return s.cache.Truncate(seq, root+1+len(path))
 }
+
+// TreeLimit is 0: a tree is limited by the batch size only
+// (engine.TreeSession).
+func (s *session) TreeLimit() int { return 0 }

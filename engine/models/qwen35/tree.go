@@ -161,3 +161,7 @@ func (s *session) KeepPath(seq, root int, path []int32) error {
 	rs.dropAbove(seq, keep)
 	return s.cache.Truncate(seq, keep)
 }
+
+// TreeLimit is the tape's length, Options.Depth (engine.TreeSession): a
+// tree run tapes all its tokens.
+func (s *session) TreeLimit() int { return s.hyb.Depth }
