@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/engine/models/qwen35"
 	"github.com/waggle-llm/waggle/kvcache"
 )
 
@@ -21,10 +22,17 @@ type modelFlags struct {
 }
 
 // open loads the model (or the demo network) and creates one session.
-func (f *modelFlags) open() (*engine.Loaded, engine.Session, error) {
+func (f *modelFlags) open() (*engine.Loaded, engine.Session, error) { return f.openWith(nil, 0) }
+
+// openWith is open with a session capturing taps (a DFlash drafter's) and,
+// for a hybrid model, a rollback depth for tree verification (0: default).
+func (f *modelFlags) openWith(taps []engine.Tap, depth int) (*engine.Loaded, engine.Session, error) {
 	l, err := f.load()
 	if err != nil {
 		return nil, nil, err
+	}
+	if m, ok := l.Model.(*qwen35.Model); ok && depth > 0 {
+		l.Model = m.With(qwen35.Options{Depth: depth})
 	}
 	tk, err := kvcache.ParseType(f.CacheTypeK)
 	if err != nil {
@@ -45,7 +53,7 @@ func (f *modelFlags) open() (*engine.Loaded, engine.Session, error) {
 		l.Close()
 		return nil, nil, fmt.Errorf("--ctx-size must be >= 0 and --batch-size > 0")
 	}
-	s, err := l.Model.NewSession(engine.SessionOptions{NCtx: f.CtxSize, NBatch: f.BatchSize, TypeK: tk, TypeV: tv, Threads: f.Threads, FlashAttn: fa})
+	s, err := l.Model.NewSession(engine.SessionOptions{NCtx: f.CtxSize, NBatch: f.BatchSize, TypeK: tk, TypeV: tv, Threads: f.Threads, FlashAttn: fa, Taps: taps})
 	if err != nil {
 		l.Close()
 		return nil, nil, err

@@ -50,7 +50,12 @@ func toTimingsJSON(t engine.Timings) timingsJSON {
 }
 
 func (c *runCmd) Run() error {
-	l, sess, err := c.open()
+	taps, depth, err := c.prepare()
+	if err != nil {
+		return err
+	}
+	defer c.closeDraft()
+	l, sess, err := c.openWith(taps, depth)
 	if err != nil {
 		return err
 	}
@@ -110,7 +115,7 @@ type draftCounts struct{ n, accepted int }
 // generate runs plain decoding, or speculative decoding when --spec-type or
 // a draft model asks for it, printing llama.cpp's statistics lines.
 func (c *runCmd) generate(l *engine.Loaded, sess engine.Session, smp *sample.Sampler, prompt []int32, n int, emit func(int32) bool) (engine.Timings, draftCounts, error) {
-	sp, closeSpec, err := c.speculator(l, sess)
+	sp, closeSpec, err := c.speculator(l, sess, c.Temp)
 	if err != nil {
 		return engine.Timings{}, draftCounts{}, err
 	}

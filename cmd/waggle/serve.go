@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -57,7 +58,12 @@ type serveCmd struct {
 }
 
 func (c *serveCmd) Run() error {
-	l, err := c.load()
+	taps, depth, err := c.prepare()
+	if err != nil {
+		return err
+	}
+	defer c.closeDraft()
+	l, err := c.load(depth)
 	if err != nil {
 		return err
 	}
@@ -66,6 +72,7 @@ func (c *serveCmd) Run() error {
 	if err != nil {
 		return err
 	}
+	cfg.Session.Taps = taps
 	srv, err := server.New(cfg)
 	if err != nil {
 		return err
@@ -119,15 +126,14 @@ func (c *serveCmd) slots() (parallel int, unified bool) {
 
 // specNote names the speculative strategies for the ready line.
 func (c *serveCmd) specNote() string {
-	if c.SpecType == "" || c.SpecType == "none" {
-		if c.SpecDraftModel == "" {
-			return ""
-		}
+	types, err := c.types(c.draft)
+	if err != nil || len(types) == 0 {
+		return ""
 	}
-	return fmt.Sprintf(", speculative %s", c.SpecType)
+	return fmt.Sprintf(", speculative %s", strings.Join(types, ","))
 }
 
-func (c *serveCmd) load() (*engine.Loaded, error) {
+func (c *serveCmd) load(depth int) (*engine.Loaded, error) {
 	if c.Model == "" {
 		fmt.Fprintln(stderr, "waggle: no -m given: serving the embedded DEMO network (random weights; gibberish output).")
 		return engine.LoadBytes(demoModel())
@@ -139,7 +145,7 @@ func (c *serveCmd) load() (*engine.Loaded, error) {
 		if c.CtxCheckpoints < 0 {
 			return nil, fmt.Errorf("--ctx-checkpoints must be >= 0")
 		}
-		l.Model = m.With(qwen35.Options{CtxCheckpoints: c.CtxCheckpoints, CheckpointEvery: c.CheckpointEvery})
+		l.Model = m.With(qwen35.Options{CtxCheckpoints: c.CtxCheckpoints, CheckpointEvery: c.CheckpointEvery, Depth: depth})
 	}
 	return l, err
 }
@@ -174,7 +180,7 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 	cfg.Session.TypeK, cfg.Session.TypeV, cfg.Session.Threads = tk, tv, c.Threads
 	cfg.Session.FlashAttn = fa
 	cfg.Speculator = func(sess engine.Session) (*spec.Speculator, func() error, error) {
-		return c.speculator(l, sess) // one Speculator over the server's session: NSeq = --parallel
+		return c.speculator(l, sess, c.Temp) // one Speculator over the server's session: NSeq = --parallel
 	}
 	cfg.NPredict, cfg.CacheReuse = c.NPredict, c.CacheReuse
 	cfg.CacheRAMMiB, cfg.ContextShift, cfg.SlotSavePath = c.CacheRAM, c.ContextShift, c.SlotSavePath
