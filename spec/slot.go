@@ -15,6 +15,10 @@ type RequestOptions struct {
 	// nodes beyond the main path); HasBranchBudget says it was given.
 	BranchBudget    int
 	HasBranchBudget bool
+	// PMin is speculative.p_min (drafters that stop at low confidence);
+	// HasPMin says it was given.
+	PMin    float32
+	HasPMin bool
 }
 
 // Slot is one generating sequence: its sampler, the tokens so far, limits,

@@ -399,9 +399,12 @@ func (sp *Speculator) depth(sl *Slot) (n, ctlBase int) {
 // Shadow drafts are compared token by token with the output, so they stay
 // flat.
 func (sp *Speculator) treeRoom(sl *Slot, r *Request) {
-	r.NMaxBase, r.BranchBudget, r.AllowTree = sp.baseFor(sl), -1, false
+	r.NMaxBase, r.BranchBudget, r.PMin, r.AllowTree = sp.baseFor(sl), -1, -1, false
 	if sl.Opts.HasBranchBudget {
 		r.BranchBudget = sl.Opts.BranchBudget
+	}
+	if sl.Opts.HasPMin {
+		r.PMin = sl.Opts.PMin
 	}
 	ts, ok := sp.Sess.(engine.TreeSession)
 	if !ok || r.shadow {

@@ -58,8 +58,10 @@ type Request struct {
 	// tokens a tree draft may hold in all (the verify batch's room).
 	NMaxBase, Budget int
 	// BranchBudget is the request's speculative.branch_budget (extra tree
-	// nodes beyond the main path), -1 when it gave none.
+	// nodes beyond the main path), -1 when it gave none; PMin its
+	// speculative.p_min, -1 when it gave none.
 	BranchBudget int
+	PMin         float32
 	// Q and Cand describe a stochastic drafter's proposals, for exact
 	// sampled verification; nil for a deterministic drafter (a point mass
 	// on each drafted token). At depth d+1 (d from 0), Q[d] is the

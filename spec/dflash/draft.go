@@ -70,14 +70,18 @@ func (s *Strategy) selectFlat(j int, p *pending) {
 	if sampled {
 		s.sampledRows(st, p.n-1)
 	}
-	logPMin := float32(math.Log(float64(s.p.PMin)))
+	pMin := s.p.PMin
+	if r.PMin >= 0 {
+		pMin = r.PMin
+	}
+	logPMin := float32(math.Log(float64(pMin)))
 	for i := 1; i < p.n; i++ {
 		var q []float32
 		if sampled {
 			q = st.q[i-1]
 		}
 		s.pick.pick(s.drafter.Logits(j, i), q)
-		if s.p.PMin > 0 && i > 1 && s.pick.vals[0] < logPMin {
+		if pMin > 0 && i > 1 && s.pick.vals[0] < logPMin {
 			break
 		}
 		r.Draft = append(r.Draft, s.pick.ids[0])
