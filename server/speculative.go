@@ -11,10 +11,10 @@ import (
 // specRequest holds llama.cpp's per-request speculative fields, whose
 // names contain a dot ("speculative.n_max").
 type specRequest struct {
-	NMax *int            `json:"speculative.n_max"`
-	NMin *int            `json:"speculative.n_min"`
-	Type json.RawMessage `json:"speculative.type"`
-	treeRequest          // speculative_tree.go
+	NMax        *int            `json:"speculative.n_max"`
+	NMin        *int            `json:"speculative.n_min"`
+	Type        json.RawMessage `json:"speculative.type"`
+	treeRequest                 // speculative_tree.go
 }
 
 // maxDraft bounds speculative.n_max and n_min (llama.cpp's argument range).
