@@ -158,6 +158,20 @@ func (c *Chain) Winner(seq int) string {
 	return c.strats[c.winner[seq]].Name()
 }
 
+// Summaries returns the Summary lines of the strategies that have one.
+func (c *Chain) Summaries() []string {
+	if c == nil {
+		return nil
+	}
+	var out []string
+	for _, s := range c.strats {
+		if sm, ok := s.(Summarizer); ok {
+			out = append(out, sm.Summary())
+		}
+	}
+	return out
+}
+
 // Taps returns the taps the chain's hidden-state readers need (they must
 // agree), or nil.
 func (c *Chain) Taps() ([]engine.Tap, error) {

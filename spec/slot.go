@@ -37,6 +37,11 @@ type Slot struct {
 	// DraftN and DraftAccepted count this request's drafted and accepted
 	// tokens (llama.cpp's timings.draft_n and draft_n_accepted).
 	DraftN, DraftAccepted int
+	// SampledAccepted and SampledResidual count this request's sampled
+	// verifications of tree and stochastic drafts: a drafted candidate
+	// accepted, or every candidate rejected and the token drawn from the
+	// residual (BeeLlama's "rejection sampling" line).
+	SampledAccepted, SampledResidual int
 
 	tokens []int32 // prompt and emitted tokens; the last is not in the KV cache
 	nGen   int

@@ -112,6 +112,7 @@ func (sp *Speculator) Start(sl *Slot, prompt []int32) (int32, error) {
 	}
 	sl.tokens = append(sl.tokens[:0], prompt...)
 	sl.nGen, sl.done, sl.DraftN, sl.DraftAccepted = 0, false, 0, 0
+	sl.SampledAccepted, sl.SampledResidual = 0, 0
 	sl.shadow = sl.shadow[:0]
 	if sp.Chain.Len() > 0 {
 		sp.Chain.Begin(int(sl.Seq), prompt)
@@ -478,7 +479,7 @@ func (sp *Speculator) finish(sl *Slot, row int, emit func(*Slot, int32) bool) er
 	nPast := sl.NPast()
 	tree := sl.req.IsTree()
 	if tree || sl.req.Q != nil {
-		sp.out, sp.path = sp.walk(sl.Sampler, &sl.req, row, sp.out[:0], sp.path[:0])
+		sp.out, sp.path = sp.walk(sl, &sl.req, row, sp.out[:0], sp.path[:0])
 	} else {
 		sp.out = sp.verify(sp, sl, row, draft, sp.out[:0])
 	}

@@ -126,3 +126,9 @@ func (r *Request) Len() int { return len(r.History) + 1 }
 type Verifier interface {
 	Verified(seq int, tokens []int32, kept int, logits func(i int) []float32)
 }
+
+// Summarizer is implemented by strategies with statistics beyond Stats'
+// (DFlash's trees); Summary is one line for the end of a run.
+type Summarizer interface {
+	Summary() string
+}

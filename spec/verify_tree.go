@@ -15,7 +15,8 @@ import "github.com/waggle-llm/waggle/engine/sample"
 // decoding's. Otherwise the choice at a node is sp.choose over the node's
 // candidates (chooseExact), which emits a token distributed exactly as the
 // target's sampler chain at that row.
-func (sp *Speculator) walk(smp *sample.Sampler, r *Request, row int, out, path []int32) ([]int32, []int32) {
+func (sp *Speculator) walk(sl *Slot, r *Request, row int, out, path []int32) ([]int32, []int32) {
+	smp := sl.Sampler
 	cur, depth := int32(-1), 0
 	for {
 		logits := sp.Sess.Logits(row + 1 + int(cur))
@@ -24,7 +25,15 @@ func (sp *Speculator) walk(smp *sample.Sampler, r *Request, row int, out, path [
 			tok = smp.Sample(logits)
 		} else {
 			cands, q := sp.candidates(r, cur, depth)
-			tok, _ = sp.choose(sp, smp, logits, cands, q)
+			var ok bool
+			tok, ok = sp.choose(sp, smp, logits, cands, q)
+			if len(cands) > 0 {
+				if ok {
+					sl.SampledAccepted++
+				} else {
+					sl.SampledResidual++
+				}
+			}
 		}
 		smp.Accept(tok)
 		out = append(out, tok)

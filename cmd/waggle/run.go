@@ -130,6 +130,12 @@ func (c *runCmd) generate(l *engine.Loaded, sess engine.Session, smp *sample.Sam
 	for _, st := range sp.Chain.Stats() {
 		fmt.Fprintln(stderr, st.Snapshot())
 	}
+	for _, line := range sp.Chain.Summaries() {
+		fmt.Fprintln(stderr, line)
+	}
+	if sl.SampledAccepted+sl.SampledResidual > 0 {
+		fmt.Fprintf(stderr, "rejection sampling: accepted=%d residual=%d\n", sl.SampledAccepted, sl.SampledResidual)
+	}
 	fmt.Fprintf(stderr, "draft acceptance rate = %.5f (%d accepted / %d generated)\n",
 		float64(sl.DraftAccepted)/float64(max(sl.DraftN, 1)), sl.DraftAccepted, sl.DraftN)
 	return tm, draftCounts{sl.DraftN, sl.DraftAccepted}, err

@@ -42,6 +42,22 @@ type Strategy struct {
 	ids     [][]int32   // per block row: its candidates (tree drafts)
 	vals    [][]float32 // and their values
 	passes  int         // drafter passes run
+	stats   treeStats
+}
+
+// treeStats count the drafts made: flat ones, trees and their nodes.
+type treeStats struct {
+	flat, trees, main, branch int
+}
+
+// Summary is the strategy's line for the end of a run (spec.Summarizer):
+// drafter passes, flat drafts, and DDTrees with their main-path and branch
+// nodes (BeeLlama logs each tree: "ddtree: built tree with N nodes (M main
+// + K branch, budget T)").
+func (s *Strategy) Summary() string {
+	t := s.stats
+	return fmt.Sprintf("dflash: %d drafter passes, %d flat drafts, %d trees of %d nodes (%d main + %d branch)",
+		s.passes, t.flat, t.trees, t.main+t.branch, t.main, t.branch)
 }
 
 // Passes returns how many drafter forward passes the strategy has run

@@ -90,6 +90,9 @@ func (s *Strategy) selectFlat(j int, p *pending) {
 		}
 	}
 	st.last = len(r.Draft)
+	if len(r.Draft) > 0 {
+		s.stats.flat++
+	}
 	if sampled {
 		r.Q, r.Cand = st.q[:len(r.Draft)], st.cands[:len(r.Draft)]
 	}
@@ -125,6 +128,9 @@ func (s *Strategy) selectTree(j int, p *pending) {
 		r.Draft = append(r.Draft, tok)
 		r.Parent = append(r.Parent, int32(s.tr.parents[k+1]-1))
 	}
+	s.stats.trees++
+	s.stats.main += s.tr.mainLen
+	s.stats.branch += len(s.tr.tokens) - s.tr.mainLen
 	if sampled {
 		r.Q, r.Cand = st.q[:depth], st.cands[:depth]
 	}
