@@ -45,3 +45,34 @@ func TestTreeBatch(t *testing.T) {
 		})
 	}
 }
+
+// TestWarmTreeAllocatesNothing: once warm, a tree verify (Decode of a
+// tree batch, KeepPath, Truncate) allocates nothing.
+func TestWarmTreeAllocatesNothing(t *testing.T) {
+	l := demo(t)
+	s := demoSession(t, l, engine.SessionOptions{NCtx: 512})
+	decodeAll(t, s, 0, prompt, 0)
+	var b engine.Batch
+	n := len(prompt)
+	path := []int32{int32(n + 1), int32(n + 5)}
+	run := func() {
+		b.Reset()
+		b.AddNode(5, int32(n), 0, -1, true)
+		for k, p := range treetest.Parents {
+			b.AddNode(int32(40+k), int32(n+k+1), 0, int32(p), true)
+		}
+		if err := s.Decode(&b); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.(engine.TreeSession).KeepPath(0, n, path); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Truncate(0, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run()
+	if allocs := testing.AllocsPerRun(20, run); allocs != 0 {
+		t.Fatalf("a warm tree verify allocates %.1f times", allocs)
+	}
+}
