@@ -12,16 +12,18 @@ import "github.com/waggle-llm/waggle/engine/sample"
 // is Accepted by the sampler in order.
 //
 // A greedy sampler chooses its own pick, so the output is plain greedy
-// decoding's. Otherwise the choice at a node is sp.choose over the node's
-// candidates (chooseExact), which emits a token distributed exactly as the
-// target's sampler chain at that row.
+// decoding's; so does a sampler whose chain draws inside (no
+// Distribution: Mirostat, XTC, adaptive-p), each row sampled as plain
+// decoding samples it. Otherwise the choice at a node is sp.choose over
+// the node's candidates (chooseExact), which emits a token distributed
+// exactly as the target's sampler chain at that row.
 func (sp *Speculator) walk(sl *Slot, r *Request, row int, out, path []int32) ([]int32, []int32) {
 	smp := sl.Sampler
 	cur, depth := int32(-1), 0
 	for {
 		logits := sp.Sess.Logits(row + 1 + int(cur))
 		var tok int32
-		if smp.Greedy() {
+		if smp.Greedy() || !smp.HasDistribution() {
 			tok = smp.Sample(logits)
 		} else {
 			cands, q := sp.candidates(r, cur, depth)
