@@ -123,12 +123,17 @@ func generate(t testing.TB, target *engine.Loaded, drafter engine.Model, c setup
 
 // plain is the reference: engine.Generator's greedy decoding.
 func plain(t testing.TB, target *engine.Loaded, prompt []int32, n, nctx int) []int32 {
+	return plainWith(t, target, greedy(), prompt, n, nctx)
+}
+
+// plainWith is plain decoding with sampler parameters p.
+func plainWith(t testing.TB, target *engine.Loaded, p sample.Params, prompt []int32, n, nctx int) []int32 {
 	t.Helper()
 	s, err := target.Model.NewSession(engine.SessionOptions{NCtx: nctx, NBatch: 512, TypeK: kvcache.F32, TypeV: kvcache.F32})
 	if err != nil {
 		t.Fatal(err)
 	}
-	smp, _ := sample.New(greedy(), target.Model.Info().NVocab)
+	smp, _ := sample.New(p, target.Model.Info().NVocab)
 	g := &engine.Generator{Sess: s, Sampler: smp, IsEOG: target.Tokenizer.IsEOG}
 	var out []int32
 	if _, err := g.Generate(prompt, n, func(tok int32) bool { out = append(out, tok); return true }); err != nil {
@@ -284,6 +289,29 @@ func TestSampledRuns(t *testing.T) {
 			c.branch, c.temp, sl.DraftN, sl.DraftAccepted, sl.SampledAccepted, sl.SampledResidual)
 		if sl.DraftAccepted == 0 || sl.SampledAccepted == 0 || sl.SampledResidual == 0 {
 			t.Fatalf("%+v: the sampled rule was not exercised", c)
+		}
+	}
+}
+
+// TestDrawingChainEqualsPlain: a sampler whose chain draws inside
+// (Mirostat 2: no distribution to judge candidates by) samples each row of
+// a flat or tree verify as plain decoding would, so with one seed the
+// output is plain decoding's token for token.
+func TestDrawingChainEqualsPlain(t *testing.T) {
+	target := model(t, "stories260K-f32.gguf")
+	drafter := load(t, filepath.Join(testenv.ModelsDir(t), "drafters", "stories260K-dflash-b16-f32.gguf")).Model
+	p := greedy()
+	p.Temp, p.Seed, p.Mirostat, p.MirostatTau = 0.7, 9, 2, 2
+	prompt := []int32{1, 403, 407, 261}
+	ref := plainWith(t, target, p, prompt, 64, 256)
+	for _, c := range []setup{{nMax: 8}, {nMax: 8, branch: 6, topK: 3}, {nMax: 8, branch: 6, topK: 3, temp: 1}} {
+		c.target, c.nctx = p, 256
+		got, sl := generate(t, target, drafter, c, prompt, 64)
+		if i := firstDiff(got, ref); i >= 0 {
+			t.Fatalf("%+v: differs from plain decoding at token %d", c, i)
+		}
+		if sl.DraftAccepted == 0 {
+			t.Fatalf("%+v: no draft accepted", c)
 		}
 	}
 }
