@@ -3,6 +3,7 @@ package dflash_test
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/waggle-llm/waggle/engine"
@@ -210,14 +211,20 @@ func (s *seeded) plantBranch(r *spec.Request, next int) {
 // TestGreedyEqualsPlain: greedy DFlash output, flat and tree, with the
 // drafter's own drafts and with drafts seeded with the reference (long
 // accepted paths, trees accepted off their main chain), is token for
-// token plain greedy decoding on the llama, qwen2, qwen3, qwen3.5 and
-// qwen3.5-MoE fixtures, with the shipped drafter where it fits and
-// random ones elsewhere, and with a sampling drafter (T 1).
+// token plain greedy decoding on the llama, qwen3, qwen3.5 and
+// qwen3.5-MoE fixtures, with the shipped drafter where it fits and a
+// random one elsewhere, and with a sampling drafter (T 1); every variant
+// on qwen3 and qwen3.5, the seeded ones on the others. (qwen2 differs
+// from llama by its biases only; engine/models/llama's tree test covers
+// it, and its 151936-token vocabulary would make this test slow.)
 func TestGreedyEqualsPlain(t *testing.T) {
-	const n, nctx = 40, 256
+	const n, nctx = 32, 256
 	shipped := filepath.Join(testenv.ModelsDir(t), "drafters", "synth-dflash-qwen3-f32.gguf")
 	for _, name := range []string{"synth-qwen3-spm-f32.gguf", "synth-llama-tiny-q4_0.gguf", "synth-qwen35-spm-f32.gguf",
-		"synth-qwen35moe-spm-f32.gguf", "synth-qwen2-tiny-q8_0.gguf"} {
+		"synth-qwen35moe-spm-f32.gguf"} {
+		if slowKernels && name != "synth-qwen3-spm-f32.gguf" {
+			continue // -tags purego: one target (the kernels differ, not the strategy)
+		}
 		t.Run(name, func(t *testing.T) {
 			target := model(t, name)
 			var drafter engine.Model
@@ -240,8 +247,8 @@ func TestGreedyEqualsPlain(t *testing.T) {
 				{"tree-sampling-drafter", setup{nMax: 6, branch: 6, topK: 3, temp: 1}},
 				{"flat-oracle-adaptive", setup{nMax: 16, adaptive: true, wrap: func(d *dflash.Strategy) spec.Strategy { return &seeded{Strategy: d, ref: full, perfect: true} }}},
 			} {
-				if name == "synth-qwen2-tiny-q8_0.gguf" && c.name != "tree-seeded" {
-					continue // a 151936-token vocabulary: one variant keeps CI short
+				if (slowKernels || !strings.HasPrefix(name, "synth-qwen3")) && !strings.HasSuffix(c.name, "-seeded") {
+					continue // the other targets run the seeded variants, which exercise the most
 				}
 				c.s.target, c.s.nctx = greedy(), nctx
 				got, sl := generate(t, target, drafter, c.s, prompt, n)
