@@ -125,10 +125,10 @@ func (s *Strategy) Observe(*engine.Batch) {}
 // Taps are the drafter's target taps (spec.HiddenReader).
 func (s *Strategy) Taps() []engine.Tap { return s.info.Taps }
 
-// Begin checks the ring against the prompt: rows of positions whose token
-// differs from the prompt's (a sequence restored from elsewhere) cannot
-// condition a draft, so the ring then keeps only the rows decoded for
-// this prompt.
+// Begin checks the ring against the prompt: when a position's token
+// differs from the prompt's (a sequence restored from elsewhere), the
+// rows cannot condition a draft, so the ring is emptied and refills from
+// the next committed token.
 func (s *Strategy) Begin(seq int, prompt []int32) {
 	st := s.seq(seq)
 	if st == nil || st.ring == nil {
