@@ -92,3 +92,30 @@ func multiSession(t *testing.T, target *engine.Loaded, drafter engine.Model, nct
 	}
 	return s
 }
+
+// TestBeginDropsForeignRows: rows committed for other tokens than the new
+// prompt's (a restored sequence) are not drafted from; matching rows are.
+func TestBeginDropsForeignRows(t *testing.T) {
+	target := model(t, "stories260K-f32.gguf")
+	drafter := load(t, filepath.Join(testenv.ModelsDir(t), "drafters", "stories260K-dflash-b16-f32.gguf")).Model
+	st, err := dflash.New(spec.DFlashParams{Model: drafter, Target: target.Model, NMax: 4, TopK: 1, CrossCtx: 64, NSeq: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := make([]float32, 64*3)
+	toks := []int32{1, 403, 407, 261}
+	st.Committed(0, 0, toks, func(int) []float32 { return row })
+	draft := func() int {
+		r := &spec.Request{Seq: 0, NMax: 4, NPast: len(toks), Last: 5, BranchBudget: -1, PMin: -1, Draft: make([]int32, 0, 16)}
+		st.Draft([]*spec.Request{r})
+		return len(r.Draft)
+	}
+	st.Begin(0, toks)
+	if draft() == 0 {
+		t.Fatal("no draft from rows that match the prompt")
+	}
+	st.Begin(0, []int32{1, 403, 9, 261})
+	if n := draft(); n != 0 {
+		t.Fatalf("drafted %d tokens from rows of other tokens", n)
+	}
+}
