@@ -22,14 +22,15 @@ var allowedImports = map[string][]string{
 	"engine":                 {"kernels", "gguf", "kvcache", "kvcache/turbo", "engine/tokenizer", "engine/sample", "engine/chat"},
 	"engine/tokenizer":       {"gguf"},
 	"engine/sample":          {},
-	"engine/chat":            {"github.com/nikolalohinski/gonja/v2"},
+	"engine/grammar":         {"engine/sample"},
+	"engine/chat":            {"engine/grammar", "github.com/nikolalohinski/gonja/v2"},
 	"engine/perplexity":      {"engine"},
 	"engine/models/all":      {"engine/models/*"},
 	"engine/models/*":        {"engine", "kernels", "gguf", "kvcache", "engine/tokenizer", "engine/models/moe"},
 	"engine/models/moe":      {"engine", "kernels"},
 	"spec":                   {"engine", "engine/sample"},
 	"spec/*":                 {"spec", "engine", "engine/sample"},
-	"server":                 {"engine", "engine/chat", "spec", "github.com/valyala/fasthttp"},
+	"server":                 {"engine", "engine/chat", "engine/grammar", "engine/sample", "spec", "github.com/valyala/fasthttp"},
 	"cmd/waggle":             {"*"},
 	"bench/*":                {"*"},
 	"internal/golden":        {"gguf", "kernels"},
@@ -38,6 +39,7 @@ var allowedImports = map[string][]string{
 	"internal/demomodel":     {"gguf"},
 	"internal/dflashgen":     {"gguf"},
 	"internal/demomodel/gen": {"internal/demomodel"},
+	"tools/*":                {},
 }
 
 // rulesFor returns the allowed list for a project package (path relative to

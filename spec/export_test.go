@@ -69,3 +69,6 @@ func ChooseBeeLlama(sp *Speculator, smp *sample.Sampler, logits []float32, cands
 	}
 	return t, false
 }
+
+// VerifyRows is the verification rule in use.
+var VerifyRows VerifyFunc = verifyRows
