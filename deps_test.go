@@ -38,7 +38,9 @@ var allowedImports = map[string][]string{
 	"quantize":               {"kernels", "gguf"},
 	"internal/golden":        {"gguf", "kernels"},
 	"internal/testenv":       {},
+	"internal/treetest":      {"engine"},
 	"internal/demomodel":     {"gguf"},
+	"internal/dflashgen":     {"gguf"},
 	"internal/demomodel/gen": {"internal/demomodel"},
 	"tools/*":                {},
 }

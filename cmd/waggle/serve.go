@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -75,7 +76,12 @@ func (c *serveCmd) Run() error {
 	for _, n := range c.ignored() {
 		fmt.Fprintf(logs.quiet, "waggle: %s\n", n)
 	}
-	l, err := c.load(logs.quiet)
+	taps, depth, err := c.prepare()
+	if err != nil {
+		return err
+	}
+	defer c.closeDraft()
+	l, err := c.load(logs.quiet, depth)
 	if err != nil {
 		return err
 	}
@@ -85,6 +91,7 @@ func (c *serveCmd) Run() error {
 		return err
 	}
 	cfg.Log = logs.loud
+	cfg.Session.Taps = taps
 	srv, err := server.New(cfg)
 	if err != nil {
 		return err
@@ -159,15 +166,14 @@ func (c *serveCmd) slots() (parallel int, unified bool) {
 
 // specNote names the speculative strategies for the ready line.
 func (c *serveCmd) specNote() string {
-	if c.SpecType == "" || c.SpecType == "none" {
-		if c.SpecDraftModel == "" {
-			return ""
-		}
+	types, err := c.types(c.draft)
+	if err != nil || len(types) == 0 {
+		return ""
 	}
-	return fmt.Sprintf(", speculative %s", c.SpecType)
+	return fmt.Sprintf(", speculative %s", strings.Join(types, ","))
 }
 
-func (c *serveCmd) load(log io.Writer) (*engine.Loaded, error) {
+func (c *serveCmd) load(log io.Writer, depth int) (*engine.Loaded, error) {
 	if c.Model == "" {
 		fmt.Fprintln(log, "waggle: no -m given: serving the embedded DEMO network (random weights; gibberish output).")
 		return engine.LoadBytes(demoModel())
@@ -180,7 +186,7 @@ func (c *serveCmd) load(log io.Writer) (*engine.Loaded, error) {
 		return nil, err
 	}
 	if m, ok := l.Model.(*qwen35.Model); ok {
-		l.Model = m.With(qwen35.Options{CtxCheckpoints: c.CtxCheckpoints, CheckpointEvery: c.CheckpointEvery})
+		l.Model = m.With(qwen35.Options{CtxCheckpoints: c.CtxCheckpoints, CheckpointEvery: c.CheckpointEvery, Depth: depth})
 	}
 	return l, nil
 }
@@ -223,7 +229,7 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 		return cfg, err
 	}
 	cfg.Speculator = func(sess engine.Session) (*spec.Speculator, func() error, error) {
-		return c.speculator(l, sess) // one Speculator over the server's session: NSeq = --parallel
+		return c.speculator(l, sess, c.Temp) // one Speculator over the server's session: NSeq = --parallel
 	}
 	cfg.NPredict, cfg.CacheReuse = c.NPredict, c.CacheReuse
 	cfg.CacheRAMMiB, cfg.ContextShift, cfg.SlotSavePath = c.CacheRAM, c.ContextShift, c.SlotSavePath

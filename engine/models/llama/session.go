@@ -39,9 +39,11 @@ type session struct {
 	step engine.OffloadStep
 
 	nextPos []int     // per sequence: expected position of the next token
+	ropePos []int32   // per batch token: its rotary position (Batch.RopePositions)
 	outIdx  []int     // batch indices with Output set
 	logits  []float32 // NumOutputs × nVocab
 	hidden  map[int][]float32
+	taps    *engine.TapBuffer // SessionOptions.Taps, every token
 }
 
 // defaultCtx bounds the default context when the caller gives none.
@@ -74,6 +76,10 @@ func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
 			return nil, fmt.Errorf("capture layer %d out of range [-1, %d)", l, hp.nLayer)
 		}
 	}
+	taps, err := engine.NewTapBuffer(o.Taps, hp.nLayer, hp.nEmbd, o.NBatch)
+	if err != nil {
+		return nil, err
+	}
 	kvDim := hp.nHeadKV * hp.headDim
 	cache, err := kvcache.New(kvcache.Options{NLayer: hp.nLayer, NKV: kvDim, HeadDim: hp.headDim, NCtx: o.NCtx, NSeq: o.NSeq, TypeK: o.TypeK, TypeV: o.TypeV, Unified: o.KVUnified})
 	if err != nil {
@@ -102,8 +108,10 @@ func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
 		up:      make([]float32, nb*denseFF),
 		act:     make([]byte, nb*m.maxActivationBytes()),
 		nextPos: make([]int, o.NSeq),
+		ropePos: make([]int32, 0, o.NBatch),
 		outIdx:  make([]int, 0, o.NBatch),
 		hidden:  map[int][]float32{},
+		taps:    taps,
 	}
 	if m.v.moe {
 		s.experts = moe.NewScratch(hp.moe, nb)
@@ -157,6 +165,9 @@ func (s *session) Logits(k int) []float32 {
 	nv := s.m.hp.nVocab
 	return s.logits[k*nv : (k+1)*nv]
 }
+
+// Tapped returns batch token i's captured taps (engine.Tapper).
+func (s *session) Tapped(i int) []float32 { return s.taps.Row(i) }
 
 func (s *session) Hidden(layer, k int) []float32 {
 	h, ok := s.hidden[layer]

@@ -86,11 +86,14 @@ func (l *layer) matrices() []*engine.Matrix {
 // package.
 func (s *session) forward(b *engine.Batch) {
 	hp := &s.m.hp
+	s.ropePos = b.RopePositions(s.ropePos)
 	for i, tok := range b.Tokens {
 		s.m.tokEmbd.DequantizeRow(row(s.buf.x, i, hp.nEmbd), int(tok))
-		kernels.RopeCache(row(s.buf.rope, i, hp.rope.NRot), int(b.Pos[i]), &hp.rope)
+		kernels.RopeCache(row(s.buf.rope, i, hp.rope.NRot), int(s.ropePos[i]), &hp.rope)
 	}
 	n := b.Len()
+	s.taps.Begin(n)
+	s.taps.Capture(engine.LayerInput(0), s.buf.x)
 	for il := range s.m.layers {
 		l := &s.m.layers[il]
 		s.normRows(s.buf.x, l.attnNorm, n)
@@ -108,6 +111,7 @@ func (s *session) forward(b *engine.Batch) {
 		}
 		s.addResidual(n)
 		s.capture(il)
+		s.taps.Capture(engine.LayerOutput(il), s.buf.x)
 	}
 	s.outputHead()
 }
