@@ -19,8 +19,10 @@ func TestDecodeEmbeddingsEqualsFinalCapture(t *testing.T) {
 	if !ok {
 		t.Fatal("llama sessions do not implement engine.Embedder")
 	}
-	decodeAll(t, s, 1, []int32{330, 320, 321, 322, 323, 324, 325, 326}, 0) // as many outputs as below, other logits
-	buf := s.Logits(0) // the session's logits buffer: the output head must not write it
+	// Logits for as many outputs as below, with other values: the output
+	// head must not write this buffer.
+	decodeAll(t, s, 1, []int32{330, 320, 321, 322, 323, 324, 325, 326}, 0)
+	buf := s.Logits(0)
 	before := copyRow(buf)
 	if err := s.Truncate(1, 0); err != nil {
 		t.Fatal(err)
