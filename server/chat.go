@@ -112,30 +112,10 @@ func (s *Server) handleChat(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, badRequest("messages", "chat completions take messages, not prompt"))
 		return
 	}
-	format, err := chat.ParseReasoningFormat(firstNonEmpty(r.ReasoningFormat, s.cfg.ReasoningFormat))
-	if err != nil {
-		writeError(ctx, badRequest("reasoning_format", "%v", err))
-		return
-	}
-	prompt, _, inThink, e := s.chatPrompt(&r)
+	j, parsers, e := s.chatJob(&r, "chatcmpl-")
 	if e != nil {
 		writeError(ctx, e)
 		return
-	}
-	j, e := s.newJob(&r, [][]int32{prompt}, "chatcmpl-", true)
-	if e == nil {
-		for _, t := range j.tasks {
-			t.inThink, t.closeThink = inThink, s.closeThink()
-		}
-		e = s.submit(j)
-	}
-	if e != nil {
-		writeError(ctx, e)
-		return
-	}
-	parsers := make([]*chat.Reasoning, len(j.tasks))
-	for i := range parsers {
-		parsers[i] = chat.NewReasoning(format, inThink)
 	}
 	if j.stream {
 		s.streamChat(ctx, j, parsers)
@@ -147,6 +127,35 @@ func (s *Server) handleChat(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	s.writeJSON(ctx, s.chatResponse(j, cs, parsers))
+}
+
+// chatJob renders r's messages, queues the job and returns it with one
+// reasoning parser per choice. The chat-shaped routes (/v1/responses,
+// /v1/messages) share it after converting their requests.
+func (s *Server) chatJob(r *rawRequest, prefix string) (*job, []*chat.Reasoning, *apiError) {
+	format, err := chat.ParseReasoningFormat(firstNonEmpty(r.ReasoningFormat, s.cfg.ReasoningFormat))
+	if err != nil {
+		return nil, nil, badRequest("reasoning_format", "%v", err)
+	}
+	prompt, _, inThink, e := s.chatPrompt(r)
+	if e != nil {
+		return nil, nil, e
+	}
+	j, e := s.newJob(r, [][]int32{prompt}, prefix, true)
+	if e != nil {
+		return nil, nil, e
+	}
+	for _, t := range j.tasks {
+		t.inThink, t.closeThink = inThink, s.closeThink()
+	}
+	if e := s.submit(j); e != nil {
+		return nil, nil, e
+	}
+	parsers := make([]*chat.Reasoning, len(j.tasks))
+	for i := range parsers {
+		parsers[i] = chat.NewReasoning(format, inThink)
+	}
+	return j, parsers, nil
 }
 
 // closeThink is the text forced when the reasoning budget runs out.

@@ -20,6 +20,9 @@ type job struct {
 	usage    bool // stream_options.include_usage
 	logprobs bool
 	deadline time.Time
+	// onStreamError, when set, writes an error that ends a stream in the
+	// route's own shape (see streamError).
+	onStreamError func(*sse, *apiError)
 }
 
 // choice accumulates one task's results.

@@ -49,6 +49,8 @@ type scheduler struct {
 	model [32]byte
 	// ctxShift is --context-shift.
 	ctxShift bool
+	// emb is the embedding batch (sched_embed.go).
+	emb embedScratch
 }
 
 func newScheduler(cfg *Config, sess engine.Session, m *metrics) *scheduler {
@@ -267,7 +269,8 @@ func (s *scheduler) safeStep() {
 }
 
 // cycle starts newly assigned speculative slots, decodes the plain slots in
-// one batch, then runs one speculative cycle for the speculative ones.
+// one batch, then runs one speculative cycle for the speculative ones and
+// one embedding batch for the embedding ones.
 func (s *scheduler) cycle() {
 	if s.sp != nil {
 		s.startSpec()
@@ -276,6 +279,7 @@ func (s *scheduler) cycle() {
 	if s.sp != nil {
 		s.specStep()
 	}
+	s.embedStep()
 }
 
 // decodeStep builds one batch, one token for every generating slot first
@@ -296,7 +300,7 @@ func (s *scheduler) decodeStep() {
 		if budget <= 0 {
 			break
 		}
-		if sl.t == nil || sl.generating || sl.specOn {
+		if sl.t == nil || sl.generating || sl.specOn || sl.t.embed != nil {
 			continue
 		}
 		n := min(budget, len(sl.pending))

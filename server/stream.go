@@ -52,12 +52,12 @@ func (s *Server) streamJob(ctx *fasthttp.RequestCtx, j *job, emit func(*sse, eve
 		for left := len(j.tasks); left > 0 && out.err == nil; {
 			evs := j.box.take(timer.C)
 			if evs == nil {
-				out.data(map[string]*apiError{"error": newError(504, "server_error", "the request timed out")})
+				j.streamError(out, newError(504, "server_error", "the request timed out"))
 				return
 			}
 			for _, ev := range evs {
 				if ev.err != nil {
-					out.data(map[string]*apiError{"error": newError(500, "server_error", "%v", ev.err)})
+					j.streamError(out, newError(500, "server_error", "%v", ev.err))
 					return
 				}
 				emit(out, ev)
@@ -71,4 +71,14 @@ func (s *Server) streamJob(ctx *fasthttp.RequestCtx, j *job, emit func(*sse, eve
 			finish(out, last)
 		}
 	})
+}
+
+// streamError writes an error that ends a stream: the job's own shape when
+// it has one (Anthropic's event: error), else data: {"error": …}.
+func (j *job) streamError(out *sse, e *apiError) {
+	if j.onStreamError != nil {
+		j.onStreamError(out, e)
+		return
+	}
+	out.data(map[string]*apiError{"error": e})
 }

@@ -29,6 +29,8 @@ type task struct {
 	// specOn: the task runs through the Speculator with specOpts.
 	specOn   bool
 	specOpts spec.RequestOptions
+	// embed, when set, makes this an embedding task (sched_embed.go).
+	embed *embedTask
 
 	cancelled atomic.Bool
 	out       *mailbox // shared by the tasks of one request

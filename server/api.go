@@ -1,0 +1,110 @@
+package server
+
+import (
+	"github.com/valyala/fasthttp"
+
+	"github.com/waggle-llm/waggle/engine"
+)
+
+// APIConfig holds the settings of the routes beyond chat and completions:
+// embeddings, infill and the web page. Config embeds it.
+type APIConfig struct {
+	// Embeddings is --embeddings: /v1/embeddings, /embeddings and
+	// /embedding answer; without it they answer 501, as llama-server.
+	Embeddings bool
+	// Pooling is --pooling (none, mean, cls, last); empty means
+	// ModelPooling.
+	Pooling string
+	// ModelPooling is the GGUF's <arch>.pooling_type (ConfigFor reads it;
+	// none when the file has none, as for generative models).
+	ModelPooling engine.Pooling
+	// SPMInfill is --spm-infill: /infill puts the suffix before the
+	// prefix, for models trained that way.
+	SPMInfill bool
+	// NoWebUI is --no-webui: GET / answers 404 instead of the chat page.
+	NoWebUI bool
+
+	// poolingErr is a pooling_type ConfigFor could not read; it matters
+	// only when embeddings are on and --pooling does not override it.
+	poolingErr error
+}
+
+// apiConfigFor reads the model's pooling type.
+func apiConfigFor(l *engine.Loaded) APIConfig {
+	var c APIConfig
+	if l.File != nil {
+		c.ModelPooling, c.poolingErr = engine.ModelPooling(l.File)
+	}
+	return c
+}
+
+// withAPIRoutes adds the routes of this file's family to the table: the
+// OpenAI Responses and Anthropic Messages APIs, infill, embeddings, the
+// web page, and a 501 for every llama-server route Waggle does not have.
+// A path and method the table already holds keeps its handler.
+func (s *Server) withAPIRoutes(t map[string]map[string]route) map[string]map[string]route {
+	post := func(fn func(*fasthttp.RequestCtx)) map[string]route { return map[string]route{"POST": {fn: fn}} }
+	add := map[string]map[string]route{
+		"/v1/responses":             post(s.handleResponses),
+		"/responses":                post(s.handleResponses),
+		"/v1/messages":              post(s.handleMessages),
+		"/v1/messages/count_tokens": post(s.handleCountTokens),
+		"/infill":                   post(s.handleInfill),
+		"/v1/embeddings":            post(func(ctx *fasthttp.RequestCtx) { s.handleEmbeddings(ctx, true) }),
+		"/embeddings":               post(func(ctx *fasthttp.RequestCtx) { s.handleEmbeddings(ctx, false) }),
+		"/embedding":                post(func(ctx *fasthttp.RequestCtx) { s.handleEmbeddings(ctx, false) }),
+	}
+	if !s.cfg.NoWebUI {
+		page := map[string]route{"GET": {fn: s.handleWebUI, public: true}}
+		add["/"], add["/index.html"] = page, page
+	}
+	merge(add, absentRoutes())
+	merge(t, add)
+	return t
+}
+
+// merge adds to t every path and method of add that t lacks.
+func merge(t, add map[string]map[string]route) {
+	for path, methods := range add {
+		if t[path] == nil {
+			t[path] = map[string]route{}
+		}
+		for verb, r := range methods {
+			if _, ok := t[path][verb]; !ok {
+				t[path][verb] = r
+			}
+		}
+	}
+}
+
+// absentRoutes answers llama-server's routes that Waggle does not serve
+// with 501 and the reason, never a 404 that looks like a typo.
+func absentRoutes() map[string]map[string]route {
+	out := map[string]map[string]route{}
+	add := func(why string, methods []string, paths ...string) {
+		fn := func(ctx *fasthttp.RequestCtx) { writeError(ctx, notSupported("%s", why)) }
+		for _, p := range paths {
+			m := map[string]route{}
+			for _, verb := range methods {
+				m[verb] = route{fn: fn}
+			}
+			out[p] = m
+		}
+	}
+	post, both := []string{"POST"}, []string{"GET", "POST"}
+	add("reranking is not supported: Waggle has no reranker models (llama-server: --reranking)", post,
+		"/rerank", "/reranking", "/v1/rerank", "/v1/reranking")
+	add("LoRA adapters are not supported", both, "/lora-adapters")
+	add("audio transcription is not supported: Waggle has no audio models", post,
+		"/v1/audio/transcriptions", "/audio/transcriptions")
+	add("changing global properties is not supported", post, "/props")
+	add("the router mode (several models per server) is not supported", post, "/models/load", "/models/unload")
+	add("the web UI's CORS proxy is not supported", both, "/cors-proxy")
+	add("the web UI's tool server is not supported", both, "/tools")
+	return out
+}
+
+// notSupported is llama-server's ERROR_TYPE_NOT_SUPPORTED: 501.
+func notSupported(format string, args ...any) *apiError {
+	return newError(fasthttp.StatusNotImplemented, "not_supported_error", format, args...)
+}

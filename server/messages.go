@@ -1,0 +1,312 @@
+package server
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+)
+
+// The Anthropic Messages API (POST /v1/messages and
+// /v1/messages/count_tokens), mapped onto chat as llama-server does
+// (server_chat_convert_anthropic_to_oai): system (a string or text
+// blocks) becomes a system message; content blocks map to chat content
+// (text), reasoning_content (thinking), tool_calls (tool_use) and tool
+// messages (tool_result); stop_sequences becomes stop; max_tokens
+// defaults to 4096 when absent; tools become function tools. The other
+// sampling fields (temperature, top_p, top_k, seed, …) are read as for
+// chat. Images and documents are refused: the models read text only.
+
+// messagesFields are the Messages API fields that differ from chat.
+type messagesFields struct {
+	System        json.RawMessage `json:"system"`
+	Messages      json.RawMessage `json:"messages"`
+	StopSequences json.RawMessage `json:"stop_sequences"`
+	Tools         json.RawMessage `json:"tools"`
+	ToolChoice    json.RawMessage `json:"tool_choice"`
+}
+
+// anthMessage is one Anthropic message.
+type anthMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// anthBlock is one content block; which fields matter depends on Type.
+type anthBlock struct {
+	Type      string          `json:"type"`
+	Text      *string         `json:"text"`
+	Thinking  string          `json:"thinking"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+}
+
+// defaultAnthropicMaxTokens is llama-server's max_tokens when a Messages
+// request has none (the API requires it; llama-server is permissive).
+const defaultAnthropicMaxTokens = 4096
+
+// messagesRequest reads a Messages body as a chat request.
+func messagesRequest(body []byte) (*rawRequest, *apiError) {
+	var f messagesFields
+	if e := decodeRequest(body, &f); e != nil {
+		return nil, e
+	}
+	var r rawRequest
+	// The chat decoder must not see Anthropic's messages, tools or stop.
+	if e := decodeRequest(withoutKeys(body, "messages", "tools", "stop", "tool_choice"), &r); e != nil {
+		return nil, e
+	}
+	msgs, e := anthropicMessages(f)
+	if e != nil {
+		return nil, e
+	}
+	r.Messages, r.Prompt, r.Stop = msgs, nil, f.StopSequences
+	if r.MaxTokens == nil {
+		n := defaultAnthropicMaxTokens
+		r.MaxTokens = &n
+	}
+	if r.N != nil && *r.N != 1 {
+		return nil, badRequest("n", "the Messages API makes one message per request")
+	}
+	if r.Tools, e = anthropicTools(f.Tools); e != nil {
+		return nil, e
+	}
+	return &r, nil
+}
+
+// withoutKeys returns the JSON object body without the given keys (body
+// itself when it is not an object; decodeRequest then reports it).
+func withoutKeys(body []byte, keys ...string) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return body
+	}
+	for _, k := range keys {
+		delete(m, k)
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// anthropicMessages converts system and messages.
+func anthropicMessages(f messagesFields) ([]rawMessage, *apiError) {
+	var out []rawMessage
+	if sys := strings.TrimSpace(string(f.System)); sys != "" && sys != "null" {
+		text, e := systemText(f.System)
+		if e != nil {
+			return nil, e
+		}
+		out = append(out, textMessage("system", text))
+	}
+	var msgs []anthMessage
+	if err := json.Unmarshal(f.Messages, &msgs); err != nil || len(msgs) == 0 {
+		return nil, badRequest("messages", "messages must be a non-empty list of {role, content}")
+	}
+	for i, m := range msgs {
+		converted, e := anthropicMessage(m, i)
+		if e != nil {
+			return nil, e
+		}
+		out = append(out, converted...)
+	}
+	return out, nil
+}
+
+// systemText joins a system prompt given as a string or text blocks.
+func systemText(raw json.RawMessage) (string, *apiError) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return normalizeBillingHeader(s), nil
+	}
+	var blocks []anthBlock
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		return "", badRequest("system", "system must be a string or a list of text blocks")
+	}
+	var b strings.Builder
+	for i, bl := range blocks {
+		if bl.Type != "text" || bl.Text == nil {
+			return "", badRequest("system", "system[%d]: only text blocks are supported, got %q", i, bl.Type)
+		}
+		b.WriteString(normalizeBillingHeader(*bl.Text))
+	}
+	return b.String(), nil
+}
+
+// anthropicMessage converts message i: its text, thinking and tool_use
+// blocks become one chat message, its tool_result blocks tool messages
+// after it.
+func anthropicMessage(m anthMessage, i int) ([]rawMessage, *apiError) {
+	c := strings.TrimSpace(string(m.Content))
+	switch {
+	case c == "" || c == "null":
+		if m.Role == "assistant" {
+			return nil, nil
+		}
+		return nil, badRequest("messages", "messages[%d] has no content", i)
+	case c[0] == '"':
+		return []rawMessage{{Role: m.Role, Content: m.Content}}, nil
+	}
+	var blocks []anthBlock
+	if err := json.Unmarshal(m.Content, &blocks); err != nil {
+		return nil, badRequest("messages", "messages[%d].content must be a string or a list of content blocks", i)
+	}
+	msg := rawMessage{Role: m.Role}
+	var texts []string
+	var calls []map[string]any
+	var results []rawMessage
+	for k, b := range blocks {
+		switch b.Type {
+		case "text":
+			if b.Text == nil {
+				return nil, badRequest("messages", "messages[%d].content[%d]: a text block needs text", i, k)
+			}
+			texts = append(texts, *b.Text)
+		case "thinking":
+			msg.ReasoningContent += b.Thinking
+		case "redacted_thinking": // encrypted reasoning of another model: nothing to read
+		case "tool_use":
+			args := "{}"
+			if in := strings.TrimSpace(string(b.Input)); in != "" && in != "null" {
+				args = in
+			}
+			calls = append(calls, map[string]any{"id": b.ID, "type": "function",
+				"function": map[string]any{"name": b.Name, "arguments": args}})
+		case "tool_result":
+			text, e := toolResultText(b.Content, i, k)
+			if e != nil {
+				return nil, e
+			}
+			tm := textMessage("tool", text)
+			tm.ToolCallID = b.ToolUseID
+			results = append(results, tm)
+		case "image", "document":
+			return nil, badRequest("messages", "messages[%d].content[%d]: %s blocks are not supported: the model reads text only", i, k, b.Type)
+		default:
+			return nil, badRequest("messages", "messages[%d].content[%d]: unsupported block type %q (supported: text, thinking, tool_use, tool_result)", i, k, b.Type)
+		}
+	}
+	var out []rawMessage
+	if len(texts) > 0 || len(calls) > 0 || msg.ReasoningContent != "" {
+		msg.Content = textMessage("", strings.Join(texts, "\n")).Content
+		if len(calls) > 0 {
+			msg.ToolCalls, _ = json.Marshal(calls)
+		}
+		out = append(out, msg)
+	}
+	return append(out, results...), nil
+}
+
+// toolResultText is a tool_result's content: a string or text blocks.
+func toolResultText(raw json.RawMessage, i, k int) (string, *apiError) {
+	if t := strings.TrimSpace(string(raw)); t == "" || t == "null" {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var blocks []anthBlock
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		return "", badRequest("messages", "messages[%d].content[%d]: tool_result content must be a string or text blocks", i, k)
+	}
+	var b strings.Builder
+	for _, bl := range blocks {
+		if bl.Type == "text" && bl.Text != nil {
+			b.WriteString(*bl.Text)
+		}
+	}
+	return b.String(), nil
+}
+
+// anthropicTools turns {name, description, input_schema} tools into chat
+// function tools.
+func anthropicTools(raw json.RawMessage) (json.RawMessage, *apiError) {
+	if t := strings.TrimSpace(string(raw)); t == "" || t == "null" {
+		return nil, nil
+	}
+	var tools []struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		InputSchema json.RawMessage `json:"input_schema"`
+	}
+	if err := json.Unmarshal(raw, &tools); err != nil {
+		return nil, badRequest("tools", "tools must be a list of {name, description, input_schema}")
+	}
+	out := make([]map[string]any, len(tools))
+	for i, t := range tools {
+		params := json.RawMessage("{}")
+		if len(t.InputSchema) > 0 && string(t.InputSchema) != "null" {
+			params = t.InputSchema
+		}
+		out[i] = map[string]any{"type": "function", "function": map[string]any{
+			"name": t.Name, "description": t.Description, "parameters": params}}
+	}
+	b, _ := json.Marshal(out)
+	return b, nil
+}
+
+// normalizeBillingHeader blanks the per-request "cch=" stamp of a Claude
+// Code system prompt ("x-anthropic-billing-header: …; cch=a5145; …"),
+// which changes on every request and would defeat prompt caching, as
+// llama-server does.
+func normalizeBillingHeader(s string) string {
+	const prefix = "x-anthropic-billing-header:"
+	if !strings.HasPrefix(s, prefix) {
+		return s
+	}
+	i := strings.Index(s[len(prefix):], "cch=")
+	if i < 0 {
+		return s
+	}
+	at := len(prefix) + i + len("cch=")
+	if at+5 < len(s) && s[at+5] == ';' {
+		return s[:at] + "fffff" + s[at+5:]
+	}
+	return s
+}
+
+func (s *Server) handleMessages(ctx *fasthttp.RequestCtx) {
+	r, e := messagesRequest(ctx.PostBody())
+	if e != nil {
+		writeError(ctx, e)
+		return
+	}
+	j, parsers, e := s.chatJob(r, "msg_")
+	if e != nil {
+		writeError(ctx, e)
+		return
+	}
+	ms := &messageState{j: j}
+	if j.stream {
+		j.onStreamError = anthropicStreamError
+		s.streamJob(ctx, j, ms.emit(parsers[0]), ms.finish)
+		return
+	}
+	cs, e := j.collect()
+	if e != nil {
+		writeError(ctx, e)
+		return
+	}
+	content, reasoning := parsers[0].Add(string(cs[0].text))
+	c2, r2 := parsers[0].Flush()
+	s.writeJSON(ctx, ms.message(content+c2, reasoning+r2, cs[0].last))
+}
+
+// handleCountTokens renders the request as handleMessages would and
+// counts the prompt's tokens.
+func (s *Server) handleCountTokens(ctx *fasthttp.RequestCtx) {
+	r, e := messagesRequest(ctx.PostBody())
+	if e != nil {
+		writeError(ctx, e)
+		return
+	}
+	prompt, _, _, e := s.chatPrompt(r)
+	if e != nil {
+		writeError(ctx, e)
+		return
+	}
+	s.writeJSON(ctx, map[string]int{"input_tokens": len(prompt)})
+}
