@@ -302,7 +302,12 @@ func (s *Server) handleResponses(ctx *fasthttp.RequestCtx) {
 	}
 	content, reasoning := parsers[0].Add(string(cs[0].text))
 	c2, r2 := parsers[0].Flush()
-	rs.addItem("reasoning", reasoning+r2)
-	rs.addItem("message", content+c2)
+	status := itemStatus(cs[0].last)
+	if content+c2 != "" {
+		rs.addItem("reasoning", reasoning+r2, "completed")
+		rs.addItem("message", content+c2, status)
+	} else {
+		rs.addItem("reasoning", reasoning+r2, status)
+	}
 	s.writeJSON(ctx, rs.response(lastEvents(cs)))
 }

@@ -68,10 +68,19 @@ func respItemID(kind string) string {
 }
 
 // addItem records a finished item (non-streaming); empty text adds none.
-func (rs *responseState) addItem(kind, text string) {
+func (rs *responseState) addItem(kind, text, status string) {
 	if text != "" {
-		rs.items = append(rs.items, respItemJSON(kind, respItemID(kind), text, "completed", true))
+		rs.items = append(rs.items, respItemJSON(kind, respItemID(kind), text, status, true))
 	}
+}
+
+// itemStatus is the status of the last output item: incomplete when
+// max_output_tokens or the context cut the answer, as OpenAI sends it.
+func itemStatus(last event) string {
+	if last.finish == "length" {
+		return "incomplete"
+	}
+	return "completed"
 }
 
 // object is the response object in its current state; last (nil while
@@ -134,7 +143,7 @@ func (rs *responseState) delta(out *sse, kind, text string) {
 		return
 	}
 	if rs.cur == nil || rs.cur.kind != kind {
-		rs.closeItem(out)
+		rs.closeItem(out, "completed")
 		rs.cur = &respOut{kind: kind, id: respItemID(kind), index: len(rs.items)}
 		rs.send(out, "response.output_item.added", map[string]any{"output_index": rs.cur.index,
 			"item": respItemJSON(kind, rs.cur.id, "", "in_progress", false)})
@@ -158,7 +167,7 @@ func (rs *responseState) at(f map[string]any) map[string]any {
 }
 
 // closeItem ends the item being streamed with its done events.
-func (rs *responseState) closeItem(out *sse) {
+func (rs *responseState) closeItem(out *sse, status string) {
 	c := rs.cur
 	if c == nil {
 		return
@@ -170,7 +179,7 @@ func (rs *responseState) closeItem(out *sse) {
 		rs.send(out, "response.output_text.done", rs.at(map[string]any{"text": text, "logprobs": []any{}}))
 	}
 	rs.send(out, "response.content_part.done", rs.at(map[string]any{"part": respPartJSON(c.kind, text)}))
-	item := respItemJSON(c.kind, c.id, text, "completed", true)
+	item := respItemJSON(c.kind, c.id, text, status, true)
 	rs.send(out, "response.output_item.done", map[string]any{"output_index": c.index, "item": item})
 	rs.items = append(rs.items, item)
 	rs.cur = nil
@@ -179,7 +188,7 @@ func (rs *responseState) closeItem(out *sse) {
 // finish closes the last item and sends response.completed (or
 // response.incomplete) with the whole response.
 func (rs *responseState) finish(out *sse, last []event) {
-	rs.closeItem(out)
+	rs.closeItem(out, itemStatus(last[0]))
 	resp := rs.response(last)
 	rs.send(out, "response."+resp["status"].(string), map[string]any{"response": resp})
 }

@@ -58,7 +58,7 @@ func TestResponsesNonStream(t *testing.T) {
 	out := m["output"].([]any)
 	item := out[0].(map[string]any)
 	part := item["content"].([]any)[0].(map[string]any)
-	if len(out) != 1 || item["type"] != "message" || item["role"] != "assistant" || part["type"] != "output_text" || part["text"] != want {
+	if len(out) != 1 || item["type"] != "message" || item["role"] != "assistant" || item["status"] != "incomplete" || part["type"] != "output_text" || part["text"] != want {
 		t.Fatalf("output %v, want one message with %q", out, want)
 	}
 	u := m["usage"].(map[string]any)
