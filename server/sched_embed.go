@@ -71,7 +71,12 @@ func (s *scheduler) startInput(sl *slot) {
 // pools the rows it gets back.
 func (s *scheduler) embedStep() {
 	emb, ok := s.sess.(engine.Embedder)
-	if !ok {
+	if !ok { // New refuses --embeddings for such a model; fail rather than hang
+		for _, sl := range s.slots {
+			if sl.t != nil && sl.t.embed != nil {
+				s.failSlot(sl, errors.New("this model cannot compute embeddings"))
+			}
+		}
 		return
 	}
 	b := &s.emb.batch
