@@ -153,50 +153,70 @@ func anthropicMessage(m anthMessage, i int) ([]rawMessage, *apiError) {
 	if err := json.Unmarshal(m.Content, &blocks); err != nil {
 		return nil, badRequest("messages", "messages[%d].content must be a string or a list of content blocks", i)
 	}
-	msg := rawMessage{Role: m.Role}
-	var texts []string
-	var calls []map[string]any
-	var results []rawMessage
+	var conv anthConverted
 	for k, b := range blocks {
-		switch b.Type {
-		case "text":
-			if b.Text == nil {
-				return nil, badRequest("messages", "messages[%d].content[%d]: a text block needs text", i, k)
-			}
-			texts = append(texts, *b.Text)
-		case "thinking":
-			msg.ReasoningContent += b.Thinking
-		case "redacted_thinking": // encrypted reasoning of another model: nothing to read
-		case "tool_use":
-			args := "{}"
-			if in := strings.TrimSpace(string(b.Input)); in != "" && in != "null" {
-				args = in
-			}
-			calls = append(calls, map[string]any{"id": b.ID, "type": "function",
-				"function": map[string]any{"name": b.Name, "arguments": args}})
-		case "tool_result":
-			text, e := toolResultText(b.Content, i, k)
-			if e != nil {
-				return nil, e
-			}
-			tm := textMessage("tool", text)
-			tm.ToolCallID = b.ToolUseID
-			results = append(results, tm)
-		case "image", "document":
-			return nil, badRequest("messages", "messages[%d].content[%d]: %s blocks are not supported: the model reads text only", i, k, b.Type)
-		default:
-			return nil, badRequest("messages", "messages[%d].content[%d]: unsupported block type %q (supported: text, thinking, tool_use, tool_result)", i, k, b.Type)
+		if e := conv.add(b, i, k); e != nil {
+			return nil, e
 		}
 	}
+	return conv.messages(m.Role), nil
+}
+
+// anthConverted collects the chat side of one message's blocks.
+type anthConverted struct {
+	texts     []string
+	reasoning string
+	calls     []map[string]any
+	results   []rawMessage // tool messages, after the message
+}
+
+// add converts block k of message i.
+func (c *anthConverted) add(b anthBlock, i, k int) *apiError {
+	switch b.Type {
+	case "text":
+		if b.Text == nil {
+			return badRequest("messages", "messages[%d].content[%d]: a text block needs text", i, k)
+		}
+		c.texts = append(c.texts, *b.Text)
+	case "thinking":
+		c.reasoning += b.Thinking
+	case "redacted_thinking": // encrypted reasoning of another model: nothing to read
+	case "tool_use":
+		args := "{}"
+		if in := strings.TrimSpace(string(b.Input)); in != "" && in != "null" {
+			args = in
+		}
+		c.calls = append(c.calls, map[string]any{"id": b.ID, "type": "function",
+			"function": map[string]any{"name": b.Name, "arguments": args}})
+	case "tool_result":
+		text, e := toolResultText(b.Content, i, k)
+		if e != nil {
+			return e
+		}
+		tm := textMessage("tool", text)
+		tm.ToolCallID = b.ToolUseID
+		c.results = append(c.results, tm)
+	case "image", "document":
+		return badRequest("messages", "messages[%d].content[%d]: %s blocks are not supported: the model reads text only", i, k, b.Type)
+	default:
+		return badRequest("messages", "messages[%d].content[%d]: unsupported block type %q (supported: text, thinking, tool_use, tool_result)", i, k, b.Type)
+	}
+	return nil
+}
+
+// messages is the chat message (when it has text, calls or reasoning)
+// followed by the tool messages.
+func (c *anthConverted) messages(role string) []rawMessage {
 	var out []rawMessage
-	if len(texts) > 0 || len(calls) > 0 || msg.ReasoningContent != "" {
-		msg.Content = textMessage("", strings.Join(texts, "\n")).Content
-		if len(calls) > 0 {
-			msg.ToolCalls, _ = json.Marshal(calls)
+	if len(c.texts) > 0 || len(c.calls) > 0 || c.reasoning != "" {
+		msg := rawMessage{Role: role, ReasoningContent: c.reasoning}
+		msg.Content = textMessage("", strings.Join(c.texts, "\n")).Content
+		if len(c.calls) > 0 {
+			msg.ToolCalls, _ = json.Marshal(c.calls)
 		}
 		out = append(out, msg)
 	}
-	return append(out, results...), nil
+	return append(out, c.results...)
 }
 
 // toolResultText is a tool_result's content: a string or text blocks.
