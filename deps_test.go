@@ -36,6 +36,7 @@ var allowedImports = map[string][]string{
 	"internal/testenv":       {},
 	"internal/demomodel":     {"gguf"},
 	"internal/demomodel/gen": {"internal/demomodel"},
+	"tools/*":                {},
 }
 
 // rulesFor returns the allowed list for a project package (path relative to

@@ -1,9 +1,13 @@
 package server
 
 import (
+	"encoding/json"
+	"reflect"
+
 	"github.com/valyala/fasthttp"
 
 	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/engine/chat"
 )
 
 // APIConfig holds the settings of the routes beyond chat and completions:
@@ -82,7 +86,7 @@ func merge(t, add map[string]map[string]route) {
 func absentRoutes() map[string]map[string]route {
 	out := map[string]map[string]route{}
 	add := func(why string, methods []string, paths ...string) {
-		fn := func(ctx *fasthttp.RequestCtx) { writeError(ctx, notSupported("%s", why)) }
+		fn := func(ctx *fasthttp.RequestCtx) { writeError(ctx, notSupportedError("%s", why)) }
 		for _, p := range paths {
 			m := map[string]route{}
 			for _, verb := range methods {
@@ -104,7 +108,58 @@ func absentRoutes() map[string]map[string]route {
 	return out
 }
 
-// notSupported is llama-server's ERROR_TYPE_NOT_SUPPORTED: 501.
-func notSupported(format string, args ...any) *apiError {
+// notSupportedError is llama-server's ERROR_TYPE_NOT_SUPPORTED: 501.
+func notSupportedError(format string, args ...any) *apiError {
 	return newError(fasthttp.StatusNotImplemented, "not_supported_error", format, args...)
+}
+
+// splitter separates a choice's text into content and reasoning for the
+// chat-shaped routes: the chat reasoning parser, with reasoning_format
+// none's thinkPrefill put before the first content, as chat does.
+type splitter struct {
+	p       *chat.Reasoning
+	prefill string
+}
+
+func (sp *splitter) Add(text string) (content, reasoning string) {
+	c, r := sp.p.Add(text)
+	return sp.withPrefill(c, false), r
+}
+
+func (sp *splitter) Flush() (content, reasoning string) {
+	c, r := sp.p.Flush()
+	return sp.withPrefill(c, true), r
+}
+
+func (sp *splitter) withPrefill(c string, final bool) string {
+	if c != "" || final {
+		c, sp.prefill = sp.prefill+c, ""
+	}
+	return c
+}
+
+// decodeSplit decodes a body whose top-level fields belong to two request
+// structs: own's fields (a route's own API: Responses, Messages, infill)
+// into own, every other field into r, each under decodeRequest's checks,
+// so a field neither declares is still a 400.
+func decodeSplit(body []byte, own any, r *rawRequest) *apiError {
+	keys := declaredFields(reflect.TypeOf(own))
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) != nil {
+		return decodeRequest(body, own) // not an object: decodeRequest says why
+	}
+	mine, rest := map[string]json.RawMessage{}, map[string]json.RawMessage{}
+	for k, v := range obj {
+		if keys[k] {
+			mine[k] = v
+		} else {
+			rest[k] = v
+		}
+	}
+	b, _ := json.Marshal(mine)
+	if e := decodeRequest(b, own); e != nil {
+		return e
+	}
+	b, _ = json.Marshal(rest)
+	return decodeRequest(b, r)
 }

@@ -35,7 +35,7 @@ func FuzzAPIRequests(f *testing.F) {
 				normaliseMessage(m, i)
 			}
 		}
-		r, e = messagesRequest(body)
+		r, _, _, e = messagesRequest(body)
 		bad(t, e)
 		if e == nil {
 			for i, m := range r.Messages {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/valyala/fasthttp"
@@ -43,6 +44,9 @@ func (s *Server) chatPrompt(r *rawRequest) ([]int32, string, bool, *apiError) {
 		Messages: msgs, Tools: r.Tools, AddGenerationPrompt: addGen, Kwargs: kwargs,
 		BOS: s.tokenText(s.cfg.Tokenizer.BOS()), EOS: s.tokenText(s.cfg.Tokenizer.EOS()),
 	})
+	if errors.Is(err, chat.ErrBudget) {
+		return nil, "", false, newError(500, "server_error", "the model's chat template failed: %v", err)
+	}
 	if err != nil {
 		return nil, "", false, badRequest("messages", "%v", err)
 	}
@@ -53,11 +57,14 @@ func (s *Server) chatPrompt(r *rawRequest) ([]int32, string, bool, *apiError) {
 	return s.cfg.Tokenizer.Encode(text, true, true), text, inThink, nil
 }
 
-func (s *Server) tokenText(id int32) string {
-	if id < 0 || int(id) >= s.cfg.Tokenizer.NVocab() {
+func (s *Server) tokenText(id int32) string { return tokenText(s.cfg.Tokenizer, id) }
+
+// tokenText is token id's text, or "" for an id outside the vocabulary.
+func tokenText(tk Tokenizer, id int32) string {
+	if id < 0 || int(id) >= tk.NVocab() {
 		return ""
 	}
-	return s.cfg.Tokenizer.Token(id)
+	return tk.Token(id)
 }
 
 var roles = map[string]string{"system": "system", "developer": "system", "user": "user", "assistant": "assistant", "tool": "tool"}
@@ -112,13 +119,13 @@ func (s *Server) handleChat(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, badRequest("messages", "chat completions take messages, not prompt"))
 		return
 	}
-	j, parsers, e := s.chatJob(&r, "chatcmpl-")
+	j, parsers, prefill, e := s.chatJob(&r, "chatcmpl-", nil)
 	if e != nil {
 		writeError(ctx, e)
 		return
 	}
 	if j.stream {
-		s.streamChat(ctx, j, parsers)
+		s.streamChat(ctx, j, parsers, prefill)
 		return
 	}
 	cs, e := j.collect()
@@ -126,36 +133,54 @@ func (s *Server) handleChat(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, e)
 		return
 	}
-	s.writeJSON(ctx, s.chatResponse(j, cs, parsers))
+	s.writeJSON(ctx, s.chatResponse(j, cs, parsers, prefill))
 }
 
-// chatJob renders r's messages, queues the job and returns it with one
-// reasoning parser per choice. The chat-shaped routes (/v1/responses,
+// chatJob renders r's messages and queues the job (tune, when set,
+// adjusts each task first); it returns the job with one reasoning parser
+// and one thinkPrefill per choice. The chat-shaped routes (/v1/responses,
 // /v1/messages) share it after converting their requests.
-func (s *Server) chatJob(r *rawRequest, prefix string) (*job, []*chat.Reasoning, *apiError) {
+func (s *Server) chatJob(r *rawRequest, prefix string, tune func(*task)) (*job, []*chat.Reasoning, []string, *apiError) {
 	format, err := chat.ParseReasoningFormat(firstNonEmpty(r.ReasoningFormat, s.cfg.ReasoningFormat))
 	if err != nil {
-		return nil, nil, badRequest("reasoning_format", "%v", err)
+		return nil, nil, nil, badRequest("reasoning_format", "%v", err)
 	}
-	prompt, _, inThink, e := s.chatPrompt(r)
+	prompt, text, inThink, e := s.chatPrompt(r)
 	if e != nil {
-		return nil, nil, e
+		return nil, nil, nil, e
 	}
 	j, e := s.newJob(r, [][]int32{prompt}, prefix, true)
 	if e != nil {
-		return nil, nil, e
+		return nil, nil, nil, e
 	}
 	for _, t := range j.tasks {
 		t.inThink, t.closeThink = inThink, s.closeThink()
+		if tune != nil {
+			tune(t)
+		}
 	}
 	if e := s.submit(j); e != nil {
-		return nil, nil, e
+		return nil, nil, nil, e
 	}
 	parsers := make([]*chat.Reasoning, len(j.tasks))
+	prefill := make([]string, len(j.tasks))
 	for i := range parsers {
 		parsers[i] = chat.NewReasoning(format, inThink)
+		prefill[i] = thinkPrefill(format, inThink, text)
 	}
-	return j, parsers, nil
+	return j, parsers, prefill, nil
+}
+
+// thinkPrefill is what reasoning_format "none" puts before the model's
+// text when the prompt itself opened the thought (a template ending its
+// generation prompt with "<think>\n"): the prompt's text from that last
+// <think> on, so the content reads "<think>\n…</think>…" as llama-server
+// returns it. Other formats move the thought to reasoning_content.
+func thinkPrefill(format string, inThink bool, prompt string) string {
+	if format != "none" || !inThink {
+		return ""
+	}
+	return prompt[strings.LastIndex(prompt, chat.ThinkOpen):]
 }
 
 // closeThink is the text forced when the reasoning budget runs out.
@@ -170,13 +195,13 @@ func firstNonEmpty(a, b string) string {
 	return b
 }
 
-func (s *Server) chatResponse(j *job, cs []*choice, parsers []*chat.Reasoning) map[string]any {
+func (s *Server) chatResponse(j *job, cs []*choice, parsers []*chat.Reasoning, prefill []string) map[string]any {
 	choices := make([]map[string]any, len(cs))
 	for i, c := range cs {
 		p := parsers[i]
 		c1, r1 := p.Add(string(c.text))
 		c2, r2 := p.Flush()
-		msg := map[string]any{"role": "assistant", "content": c1 + c2}
+		msg := map[string]any{"role": "assistant", "content": prefill[i] + c1 + c2}
 		if r1+r2 != "" {
 			msg["reasoning_content"] = r1 + r2
 		}
@@ -196,7 +221,11 @@ func (s *Server) chatResponse(j *job, cs []*choice, parsers []*chat.Reasoning) m
 // fingerprint stands in for llama-server's build fingerprint.
 const fingerprint = "waggle"
 
-func (s *Server) streamChat(ctx *fasthttp.RequestCtx, j *job, parsers []*chat.Reasoning) {
+// streamChat streams chat.completion.chunk events: a role delta, content
+// and reasoning deltas, a finish chunk per choice, then (include_usage)
+// a usage chunk, and [DONE]. The last chunk before [DONE] carries the
+// timings, as llama-server's does.
+func (s *Server) streamChat(ctx *fasthttp.RequestCtx, j *job, parsers []*chat.Reasoning, prefill []string) {
 	chunk := func(choices []map[string]any) map[string]any {
 		return map[string]any{"id": j.id, "object": "chat.completion.chunk", "created": j.created,
 			"model": j.model, "system_fingerprint": fingerprint, "choices": choices}
@@ -213,6 +242,9 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, j *job, parsers []*chat.Re
 			c2, r2 := parsers[ev.index].Flush()
 			content, reasoning = content+c2, reasoning+r2
 		}
+		if content != "" || ev.done {
+			content, prefill[ev.index] = prefill[ev.index]+content, ""
+		}
 		delta := map[string]any{}
 		if content != "" {
 			delta["content"] = content
@@ -228,7 +260,11 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, j *job, parsers []*chat.Re
 			out.data(chunk([]map[string]any{ch}))
 		}
 		if ev.done {
-			out.data(chunk([]map[string]any{{"index": ev.index, "finish_reason": ev.finish, "delta": map[string]any{}}}))
+			c := chunk([]map[string]any{{"index": ev.index, "finish_reason": ev.finish, "delta": map[string]any{}}})
+			if !j.usage {
+				_, c["timings"] = j.totals([]event{ev})
+			}
+			out.data(c)
 		}
 	}
 	finish := func(out *sse, last []event) {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"reflect"
 	"time"
 
 	"github.com/waggle-llm/waggle/engine"
@@ -36,14 +38,18 @@ type Config struct {
 	// gets CtxSize/Parallel positions of its own (llama.cpp's n_ctx_seq,
 	// the remainder unused); with it all slots share one pool of CtxSize
 	// cells and each may grow to CtxSize while the pool has room.
-	CtxSize    int
-	KVUnified  bool                  // --kv-unified (set by Parallel 0)
-	BatchSize  int                   // -b: tokens per step (default 2048)
-	UBatchSize int                   // -ub: tokens per Decode (default 512)
-	Session    engine.SessionOptions // KV types, threads; NSeq/NCtx/NBatch are set here
-	NPredict   int                   // default max tokens (-1: until the context is full)
-	CacheReuse int                   // --cache-reuse (prefix reuse is always on with cache_prompt)
-	Sampling   SamplingParams        // defaults for requests (DefaultSampling if zero)
+	CtxSize int
+	// CtxBeyondTrain lets a slot's context exceed the model's training
+	// context; by default it is capped there, as llama-server does.
+	CtxBeyondTrain bool
+	KVUnified      bool                  // --kv-unified (set by Parallel 0)
+	BatchSize      int                   // -b: tokens per step (default 2048)
+	UBatchSize     int                   // -ub: tokens per Decode (default 512)
+	Session        engine.SessionOptions // KV types, threads; NSeq/NCtx/NBatch are set here
+	NPredict       int                   // default max tokens (-1: until the context is full)
+	CacheReuse     int                   // --cache-reuse (prefix reuse is always on with cache_prompt)
+	Sampling       SamplingParams        // defaults for requests (DefaultSampling if zero)
+	LoopGuard      LoopGuardParams       // reasoning loop guard defaults (DefaultLoopGuard if zero)
 
 	// Speculator, when set, builds the speculative decoder over the
 	// server's session (NSeq = Parallel); cmd/waggle wires --spec-type and
@@ -76,7 +82,10 @@ type Config struct {
 	Timeout      time.Duration // per request (default 600 s)
 	MaxQueue     int           // requests waiting for a slot (default 64)
 	MaxBodyBytes int           // default 4 MiB
-	Log          io.Writer     // nil: no request log
+	Log          io.Writer     // panics and, with LogRequests, one line per request (nil: none)
+	LogRequests  bool
+	// DisableSlots turns GET /slots off (llama-server's --no-slots: 501).
+	DisableSlots bool
 }
 
 // ConfigFor fills the model, tokenizer, GGUF chat template and pooling
@@ -111,8 +120,14 @@ func (c *Config) fill() error {
 	if c.Timeout <= 0 {
 		c.Timeout = 600 * time.Second
 	}
-	if c.Sampling == (SamplingParams{}) {
+	if reflect.ValueOf(c.Sampling).IsZero() {
 		c.Sampling = DefaultSampling()
+	}
+	if c.LoopGuard == (LoopGuardParams{}) {
+		c.LoopGuard = DefaultLoopGuard()
+	}
+	if _, err := c.LoopGuard.Validate(); err != nil {
+		return fmt.Errorf("server: --reasoning-loop-*: %w", err)
 	}
 	if c.CacheRAMMiB < -1 {
 		return errors.New("server: --cache-ram must be -1 (no limit), 0 (off) or a size in MiB")
@@ -146,8 +161,18 @@ func (c *Config) sessionOptions() (engine.SessionOptions, error) {
 		if o.NCtx == 0 {
 			return o, fmt.Errorf("server: --ctx-size %d is less than one position per slot for %d slots", total, c.Parallel)
 		}
+		o.NCtx = min(o.NCtx, c.slotCtxCap()) // no memory for positions no slot may use
 	}
 	return o, nil
+}
+
+// slotCtxCap is the most context one slot may use: the model's training
+// context unless CtxBeyondTrain (llama-server caps n_ctx_slot there too).
+func (c *Config) slotCtxCap() int {
+	if train := c.Model.Info().NCtxTrain; train > 0 && !c.CtxBeyondTrain {
+		return train
+	}
+	return math.MaxInt
 }
 
 // defaultCtx caps the context taken from the model when -c is 0.

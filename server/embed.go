@@ -69,7 +69,7 @@ func (c *APIConfig) pooling() engine.Pooling {
 
 func (s *Server) handleEmbeddings(ctx *fasthttp.RequestCtx, oai bool) {
 	if !s.cfg.Embeddings {
-		writeError(ctx, notSupported("This server does not support embeddings. Start it with `--embeddings`"))
+		writeError(ctx, notSupportedError("This server does not support embeddings. Start it with `--embeddings`"))
 		return
 	}
 	pooling := s.cfg.pooling()
@@ -117,7 +117,7 @@ func (s *Server) handleEmbeddings(ctx *fasthttp.RequestCtx, oai bool) {
 		s.writeJSON(ctx, out)
 		return
 	}
-	s.writeJSON(ctx, oaiEmbeddings(s.modelID(r.Model), inputs, results, b64))
+	s.writeJSON(ctx, oaiEmbeddings(s.ModelID(), inputs, results, b64))
 }
 
 // encodingFormat reads encoding_format: float (default) or base64.

@@ -103,7 +103,7 @@ func TestEmbeddingsMatchEngine(t *testing.T) {
 		}
 		d := m["data"].([]any)[0].(map[string]any)
 		got := vectors(t, d["embedding"])
-		if !sameRows(got, want) || d["object"] != "embedding" || m["object"] != "list" || m["model"] != "e" {
+		if !sameRows(got, want) || d["object"] != "embedding" || m["object"] != "list" || m["model"] != ts.ModelID() {
 			t.Fatalf("%s: %v\nwant %v", p, m, want)
 		}
 		var norm float64

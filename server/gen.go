@@ -3,6 +3,7 @@ package server
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -23,6 +24,10 @@ type job struct {
 	// onStreamError, when set, writes an error that ends a stream in the
 	// route's own shape (see streamError).
 	onStreamError func(*sse, *apiError)
+	// returnTokens fills /completion's "tokens" (llama-server's
+	// return_tokens); req is the request, for generation_settings.
+	returnTokens bool
+	req          *rawRequest
 }
 
 // choice accumulates one task's results.
@@ -42,10 +47,17 @@ func (s *Server) newJob(r *rawRequest, prompts [][]int32, prefix string, chatMod
 		return nil, e
 	}
 	smp, e := r.sampling(s.cfg.Sampling)
+	if e == nil {
+		e = s.applySampling(&r.samplingRequest, &smp)
+	}
 	if e != nil {
 		return nil, e
 	}
 	smp.NCtx = s.NCtx()
+	guard, e := r.loopGuard(s.cfg.LoopGuard)
+	if e != nil {
+		return nil, e
+	}
 	nPredict, e := r.maxTokens(s.cfg.NPredict)
 	if e != nil {
 		return nil, e
@@ -69,9 +81,10 @@ func (s *Server) newJob(r *rawRequest, prompts [][]int32, prefix string, chatMod
 	if len(prompts)*n > maxChoices {
 		return nil, badRequest("n", "prompts × n must be at most %d", maxChoices)
 	}
-	j := &job{id: prefix + randomID(), created: time.Now().Unix(), model: s.modelID(r.Model), prompts: prompts,
+	j := &job{id: prefix + randomID(), created: time.Now().Unix(), model: s.ModelID(), prompts: prompts,
 		box: newMailbox(), stream: r.Stream, logprobs: want, deadline: time.Now().Add(s.cfg.Timeout)}
 	j.usage = r.StreamOptions != nil && r.StreamOptions.IncludeUsage
+	j.returnTokens, j.req = r.ReturnTokens, r
 	for _, p := range prompts {
 		if err := s.checkPrompt(p); err != nil {
 			return nil, err
@@ -81,7 +94,7 @@ func (s *Server) newJob(r *rawRequest, prompts [][]int32, prefix string, chatMod
 			if err != nil {
 				return nil, err
 			}
-			t.specOpts = specOpts
+			t.specOpts, t.guard = specOpts, guard
 			t.specOn = s.wantsSpec(specOpts, want, t.smp)
 			if !t.specOn {
 				for _, tok := range p {
@@ -127,7 +140,7 @@ func (s *Server) newTask(r *rawRequest, p []int32, smp SamplingParams, nPredict,
 	}
 	sampler, err := s.cfg.NewSampler(smp, s.cfg.Tokenizer.NVocab())
 	if err != nil {
-		return nil, badRequest("", "%v", err)
+		return nil, samplerError(err)
 	}
 	t := &task{prompt: p, sampling: smp, nPredict: nPredict, smp: sampler, thinkBudget: s.cfg.ReasoningBudget}
 	t.cachePrompt = r.CachePrompt == nil || *r.CachePrompt
@@ -179,6 +192,10 @@ func (j *job) collect() ([]*choice, *apiError) {
 			return nil, newError(fasthttp.StatusGatewayTimeout, "server_error", "the request timed out")
 		}
 		for _, ev := range evs {
+			if errors.Is(ev.err, errShutdown) {
+				j.cancel()
+				return nil, newError(fasthttp.StatusServiceUnavailable, "unavailable_error", "the server shut down before this request could finish; retry")
+			}
 			if ev.err != nil {
 				j.cancel()
 				return nil, newError(500, "server_error", "%v", ev.err)
@@ -198,18 +215,6 @@ func (c *choice) add(ev event) {
 	c.text = append(c.text, ev.text...)
 	c.tokens = append(c.tokens, ev.tokens...)
 	c.probs = append(c.probs, ev.probs...)
-}
-
-func (s *Server) modelID(requested string) string {
-	switch {
-	case requested != "":
-		return requested
-	case s.cfg.Alias != "":
-		return s.cfg.Alias
-	case s.cfg.ModelPath != "":
-		return s.cfg.ModelPath
-	}
-	return "waggle"
 }
 
 func randomID() string {

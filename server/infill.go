@@ -167,11 +167,12 @@ func (s *Server) infillRequest(f infillFields) (prefix, suffix, prompt []int32, 
 func (s *Server) handleInfill(ctx *fasthttp.RequestCtx) {
 	v, missing := fimMissing(s.cfg.Tokenizer)
 	if missing != "" {
-		writeError(ctx, notSupported("Infill is not supported by this model: %s", missing))
+		writeError(ctx, notSupportedError("Infill is not supported by this model: %s", missing))
 		return
 	}
 	var f infillFields
-	if e := decodeRequest(ctx.PostBody(), &f); e != nil {
+	var r rawRequest // the /completion fields, checked here, read by handleNative
+	if e := decodeSplit(ctx.PostBody(), &f, &r); e != nil {
 		writeError(ctx, e)
 		return
 	}

@@ -152,7 +152,7 @@ func TestInfillRefusesBadFields(t *testing.T) {
 		`{"input_suffix":"b"}`, `{"input_prefix":"a"}`, `{"input_prefix":"a","input_suffix":"b","prompt":[1]}`,
 		`{"input_prefix":"a","input_suffix":"b","input_extra":{}}`, `{"input_prefix":"a","input_suffix":"b","input_extra":[{"filename":"f"}]}`,
 		`{"input_prefix":{},"input_suffix":"b"}`, `{"input_prefix":"a","input_suffix":[1.5]}`,
-		`{"input_prefix":[99999],"input_suffix":"b"}`,
+		`{"input_prefix":[99999],"input_suffix":"b"}`, `{"input_prefix":"a","input_suffix":"b","bogus":1}`,
 	} {
 		code, m := ts.post(t, "/infill", body)
 		if code != 400 {

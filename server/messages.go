@@ -13,17 +13,45 @@ import (
 // blocks) becomes a system message; content blocks map to chat content
 // (text), reasoning_content (thinking), tool_calls (tool_use) and tool
 // messages (tool_result); stop_sequences becomes stop; max_tokens
-// defaults to 4096 when absent; tools become function tools. The other
+// defaults to 4096 when absent; tools become function tools; thinking
+// sets the request's reasoning budget (disabled: no thinking). The other
 // sampling fields (temperature, top_p, top_k, seed, …) are read as for
 // chat. Images and documents are refused: the models read text only.
 
-// messagesFields are the Messages API fields that differ from chat.
+// messagesFields are the Messages API's own fields; the others are read
+// as chat fields.
 type messagesFields struct {
 	System        json.RawMessage `json:"system"`
 	Messages      json.RawMessage `json:"messages"`
 	StopSequences json.RawMessage `json:"stop_sequences"`
 	Tools         json.RawMessage `json:"tools"`
-	ToolChoice    json.RawMessage `json:"tool_choice"`
+	ToolChoice    *struct {
+		Type string `json:"type"`
+	} `json:"tool_choice"`
+	// Thinking is extended thinking: enabled with a token budget (the
+	// reasoning budget of this request) or disabled (no thinking).
+	Thinking *struct {
+		Type         string `json:"type"`
+		BudgetTokens *int   `json:"budget_tokens"`
+	} `json:"thinking"`
+}
+
+// thinkingBudget is the request's reasoning budget: -1 unlimited, 0 no
+// thinking, N tokens; ok is false when the request does not say.
+func (f *messagesFields) thinkingBudget() (budget int, ok bool, e *apiError) {
+	switch {
+	case f.Thinking == nil:
+		return 0, false, nil
+	case f.Thinking.Type == "disabled":
+		return 0, true, nil
+	case f.Thinking.Type != "enabled":
+		return 0, false, badRequest("thinking", "thinking.type must be enabled or disabled, got %q", f.Thinking.Type)
+	case f.Thinking.BudgetTokens == nil:
+		return -1, true, nil
+	case *f.Thinking.BudgetTokens < 1:
+		return 0, false, badRequest("thinking", "thinking.budget_tokens must be positive")
+	}
+	return *f.Thinking.BudgetTokens, true, nil
 }
 
 // anthMessage is one Anthropic message.
@@ -48,47 +76,45 @@ type anthBlock struct {
 // request has none (the API requires it; llama-server is permissive).
 const defaultAnthropicMaxTokens = 4096
 
-// messagesRequest reads a Messages body as a chat request.
-func messagesRequest(body []byte) (*rawRequest, *apiError) {
+// messagesRequest reads a Messages body as a chat request; budget is
+// the reasoning budget the request asks for (hasBudget false: the
+// server's).
+func messagesRequest(body []byte) (r *rawRequest, budget int, hasBudget bool, e *apiError) {
 	var f messagesFields
-	if e := decodeRequest(body, &f); e != nil {
-		return nil, e
+	r = &rawRequest{}
+	if e := decodeSplit(body, &f, r); e != nil {
+		return nil, 0, false, e
 	}
-	var r rawRequest
-	// The chat decoder must not see Anthropic's messages, tools or stop.
-	if e := decodeRequest(withoutKeys(body, "messages", "tools", "stop", "tool_choice"), &r); e != nil {
-		return nil, e
+	switch {
+	case r.N != nil && *r.N != 1:
+		return nil, 0, false, badRequest("n", "the Messages API makes one message per request")
+	case r.Stop != nil:
+		return nil, 0, false, badRequest("stop", "the Messages API takes stop_sequences, not stop")
+	case f.ToolChoice != nil && f.ToolChoice.Type != "auto" && f.ToolChoice.Type != "none":
+		return nil, 0, false, badRequest("tool_choice", "tool_choice %q is not supported (auto and none are)", f.ToolChoice.Type)
+	}
+	if budget, hasBudget, e = f.thinkingBudget(); e != nil {
+		return nil, 0, false, e
 	}
 	msgs, e := anthropicMessages(f)
 	if e != nil {
-		return nil, e
+		return nil, 0, false, e
 	}
 	r.Messages, r.Prompt, r.Stop = msgs, nil, f.StopSequences
 	if r.MaxTokens == nil {
 		n := defaultAnthropicMaxTokens
 		r.MaxTokens = &n
 	}
-	if r.N != nil && *r.N != 1 {
-		return nil, badRequest("n", "the Messages API makes one message per request")
+	if hasBudget && budget == 0 {
+		if r.ChatTemplateKwargs == nil {
+			r.ChatTemplateKwargs = map[string]any{}
+		}
+		r.ChatTemplateKwargs["enable_thinking"] = false
 	}
 	if r.Tools, e = anthropicTools(f.Tools); e != nil {
-		return nil, e
+		return nil, 0, false, e
 	}
-	return &r, nil
-}
-
-// withoutKeys returns the JSON object body without the given keys (body
-// itself when it is not an object; decodeRequest then reports it).
-func withoutKeys(body []byte, keys ...string) []byte {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(body, &m) != nil {
-		return body
-	}
-	for _, k := range keys {
-		delete(m, k)
-	}
-	b, _ := json.Marshal(m)
-	return b
+	return r, budget, hasBudget, nil
 }
 
 // anthropicMessages converts system and messages.
@@ -289,20 +315,25 @@ func normalizeBillingHeader(s string) string {
 }
 
 func (s *Server) handleMessages(ctx *fasthttp.RequestCtx) {
-	r, e := messagesRequest(ctx.PostBody())
+	r, budget, hasBudget, e := messagesRequest(ctx.PostBody())
 	if e != nil {
 		writeError(ctx, e)
 		return
 	}
-	j, parsers, e := s.chatJob(r, "msg_")
+	var tune func(*task)
+	if hasBudget {
+		tune = func(t *task) { t.thinkBudget = budget }
+	}
+	j, parsers, prefill, e := s.chatJob(r, "msg_", tune)
 	if e != nil {
 		writeError(ctx, e)
 		return
 	}
+	sp := &splitter{p: parsers[0], prefill: prefill[0]}
 	ms := &messageState{j: j}
 	if j.stream {
 		j.onStreamError = anthropicStreamError
-		s.streamJob(ctx, j, ms.emit(parsers[0]), ms.finish)
+		s.streamJob(ctx, j, ms.emit(sp), ms.finish)
 		return
 	}
 	cs, e := j.collect()
@@ -310,15 +341,15 @@ func (s *Server) handleMessages(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, e)
 		return
 	}
-	content, reasoning := parsers[0].Add(string(cs[0].text))
-	c2, r2 := parsers[0].Flush()
+	content, reasoning := sp.Add(string(cs[0].text))
+	c2, r2 := sp.Flush()
 	s.writeJSON(ctx, ms.message(content+c2, reasoning+r2, cs[0].last))
 }
 
 // handleCountTokens renders the request as handleMessages would and
 // counts the prompt's tokens.
 func (s *Server) handleCountTokens(ctx *fasthttp.RequestCtx) {
-	r, e := messagesRequest(ctx.PostBody())
+	r, _, _, e := messagesRequest(ctx.PostBody())
 	if e != nil {
 		writeError(ctx, e)
 		return

@@ -1,9 +1,5 @@
 package server
 
-import (
-	"github.com/waggle-llm/waggle/engine/chat"
-)
-
 // messageState builds one Messages API answer: the message object and,
 // when streaming, Anthropic's event sequence:
 //
@@ -59,7 +55,7 @@ func (ms *messageState) message(content, reasoning string, last event) map[strin
 }
 
 // emit turns the task's events into Messages events.
-func (ms *messageState) emit(p *chat.Reasoning) func(*sse, event) {
+func (ms *messageState) emit(p *splitter) func(*sse, event) {
 	return func(out *sse, ev event) {
 		if !ms.started {
 			ms.started = true

@@ -14,7 +14,7 @@ func TestMessagesNonStream(t *testing.T) {
 		t.Fatalf("status %d: %v", code, m)
 	}
 	blocks := m["content"].([]any)
-	if m["type"] != "message" || m["role"] != "assistant" || m["model"] != "claude-x" || !strings.HasPrefix(m["id"].(string), "msg_") {
+	if m["type"] != "message" || m["role"] != "assistant" || m["model"] != ts.ModelID() || !strings.HasPrefix(m["id"].(string), "msg_") {
 		t.Fatalf("shape %v", m)
 	}
 	if len(blocks) != 1 || blocks[0].(map[string]any)["type"] != "text" || blocks[0].(map[string]any)["text"] != want {
@@ -92,7 +92,7 @@ func TestMessagesThinking(t *testing.T) {
 }
 
 func TestMessagesConversion(t *testing.T) {
-	r, e := messagesRequest([]byte(`{"system":"x-anthropic-billing-header: cc_version=2; cch=a5145; You are Claude.",
+	r, _, _, e := messagesRequest([]byte(`{"system":"x-anthropic-billing-header: cc_version=2; cch=a5145; You are Claude.",
 		"messages":[{"role":"user","content":"q"},
 		{"role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"a"},{"type":"tool_use","id":"t1","name":"f","input":{"x":1}}]},
 		{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"42"}]},{"type":"text","text":"thanks"}]}],
@@ -127,6 +127,11 @@ func TestMessagesRefusalsAndCount(t *testing.T) {
 		`{"messages":[{"role":"user","content":[{"type":"mystery"}]}]}`,
 		`{"system":[{"type":"image"}],"messages":[{"role":"user","content":"x"}]}`,
 		`{"messages":[{"role":"user","content":"x"}],"max_tokens":-5}`,
+		`{"messages":[{"role":"user","content":"x"}],"bogus":1}`,
+		`{"messages":[{"role":"user","content":"x"}],"stop":["a"]}`,
+		`{"messages":[{"role":"user","content":"x"}],"tool_choice":{"type":"any"}}`,
+		`{"messages":[{"role":"user","content":"x"}],"thinking":{"type":"enabled","budget_tokens":0}}`,
+		`{"messages":[{"role":"user","content":"x"}],"thinking":{"type":"maybe"}}`,
 	} {
 		code, m := ts.post(t, "/v1/messages", body)
 		if code != 400 {
@@ -142,5 +147,30 @@ func TestMessagesRefusalsAndCount(t *testing.T) {
 	code, m = ts.post(t, "/v1/messages/count_tokens", `{"system":"s","messages":[{"role":"user","content":"hello there"}]}`)
 	if code != 200 || m["input_tokens"].(float64) != want {
 		t.Fatalf("count_tokens %d %v, want %v", code, m, want)
+	}
+}
+
+// TestMessagesThinkingBudget: thinking.budget_tokens is the request's
+// reasoning budget: past it the server closes the thought and the answer
+// goes on as text; metadata is accepted and ignored.
+func TestMessagesThinkingBudget(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.ChatTemplate, c.ReasoningBudget = thinkTemplate, -1 })
+	kinds := func(body string) []string {
+		code, m := ts.post(t, "/v1/messages", body)
+		if code != 200 {
+			t.Fatalf("%s: %d %v", body, code, m)
+		}
+		var out []string
+		for _, b := range m["content"].([]any) {
+			out = append(out, b.(map[string]any)["type"].(string))
+		}
+		return out
+	}
+	base := `{"max_tokens":16,"temperature":0,"metadata":{"user_id":"u"},"messages":[{"role":"user","content":"hi"}]`
+	if got := kinds(base + `}`); strings.Join(got, ",") != "thinking" {
+		t.Fatalf("without a budget: blocks %v, want all thinking", got)
+	}
+	if got := kinds(base + `,"thinking":{"type":"enabled","budget_tokens":2}}`); strings.Join(got, ",") != "thinking,text" {
+		t.Fatalf("budget 2: blocks %v, want thinking then text", got)
 	}
 }

@@ -17,13 +17,40 @@ import (
 // seed, stop, …). Responses are not stored: previous_response_id is
 // refused, as by llama-server.
 
-// responsesFields are the fields the Responses API names differently.
+// responsesFields are the Responses API's own fields; the others are
+// read as chat fields.
 type responsesFields struct {
 	Input              json.RawMessage `json:"input"`
 	Instructions       *string         `json:"instructions"`
 	PreviousResponseID string          `json:"previous_response_id"`
 	MaxOutputTokens    *int            `json:"max_output_tokens"`
 	Tools              json.RawMessage `json:"tools"`
+	// Text is the output format: only {"format": {"type": "text"}}.
+	Text *struct {
+		Format *struct {
+			Type string `json:"type"`
+		} `json:"format"`
+	} `json:"text"`
+	Truncation string   `json:"truncation"` // "disabled" (the only behaviour)
+	Background bool     `json:"background"`
+	Include    []string `json:"include"`
+}
+
+// check refuses the Responses features this server does not have.
+func (f *responsesFields) check() *apiError {
+	switch {
+	case f.PreviousResponseID != "":
+		return badRequest("previous_response_id", "previous_response_id is not supported: responses are not stored; send the whole conversation as input")
+	case f.Text != nil && f.Text.Format != nil && f.Text.Format.Type != "text":
+		return badRequest("text", "text.format %q is not supported: only plain text output", f.Text.Format.Type)
+	case f.Truncation != "" && f.Truncation != "disabled":
+		return badRequest("truncation", "truncation %q is not supported: a conversation longer than the context is an error", f.Truncation)
+	case f.Background:
+		return badRequest("background", "background responses are not supported")
+	case len(f.Include) > 0:
+		return badRequest("include", "include is not supported")
+	}
+	return nil
 }
 
 // respItem is one input item; which fields matter depends on its type.
@@ -48,18 +75,20 @@ type respPart struct {
 // responsesRequest reads a Responses body as a chat request.
 func responsesRequest(body []byte) (*rawRequest, *responsesFields, *apiError) {
 	var r rawRequest
-	if e := decodeRequest(body, &r); e != nil {
+	var f responsesFields
+	if e := decodeSplit(body, &f, &r); e != nil {
 		return nil, nil, e
 	}
-	var f responsesFields
-	if e := decodeRequest(body, &f); e != nil {
+	if e := f.check(); e != nil {
 		return nil, nil, e
 	}
 	switch {
-	case f.PreviousResponseID != "":
-		return nil, nil, badRequest("previous_response_id", "previous_response_id is not supported: responses are not stored; send the whole conversation as input")
 	case r.N != nil && *r.N != 1:
 		return nil, nil, badRequest("n", "the Responses API makes one response per request")
+	case r.Prompt != nil:
+		return nil, nil, badRequest("prompt", "prompt templates are not supported; send the text as input")
+	case r.Messages != nil:
+		return nil, nil, badRequest("messages", "the Responses API takes input, not messages")
 	}
 	msgs, e := responsesMessages(f)
 	if e != nil {
@@ -285,14 +314,15 @@ func (s *Server) handleResponses(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, e)
 		return
 	}
-	j, parsers, e := s.chatJob(r, "resp_")
+	j, parsers, prefill, e := s.chatJob(r, "resp_", nil)
 	if e != nil {
 		writeError(ctx, e)
 		return
 	}
+	sp := &splitter{p: parsers[0], prefill: prefill[0]}
 	rs := &responseState{j: j, instructions: f.Instructions, maxOutput: f.MaxOutputTokens}
 	if j.stream {
-		s.streamJob(ctx, j, rs.emit(parsers[0]), rs.finish)
+		s.streamJob(ctx, j, rs.emit(sp), rs.finish)
 		return
 	}
 	cs, e := j.collect()
@@ -300,8 +330,8 @@ func (s *Server) handleResponses(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, e)
 		return
 	}
-	content, reasoning := parsers[0].Add(string(cs[0].text))
-	c2, r2 := parsers[0].Flush()
+	content, reasoning := sp.Add(string(cs[0].text))
+	c2, r2 := sp.Flush()
 	status := itemStatus(cs[0].last)
 	if content+c2 != "" {
 		rs.addItem("reasoning", reasoning+r2, "completed")

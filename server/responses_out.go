@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
-
-	"github.com/waggle-llm/waggle/engine/chat"
 )
 
 // responseState builds one Responses API answer: the response object
@@ -119,7 +117,7 @@ func (rs *responseState) send(out *sse, typ string, fields map[string]any) {
 }
 
 // emit turns the task's events into Responses events.
-func (rs *responseState) emit(p *chat.Reasoning) func(*sse, event) {
+func (rs *responseState) emit(p *splitter) func(*sse, event) {
 	return func(out *sse, ev event) {
 		if !rs.started {
 			rs.started = true

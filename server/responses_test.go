@@ -49,7 +49,7 @@ func TestResponsesNonStream(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("status %d: %v", code, m)
 	}
-	if m["object"] != "response" || !strings.HasPrefix(m["id"].(string), "resp_") || m["model"] != "m" {
+	if m["object"] != "response" || !strings.HasPrefix(m["id"].(string), "resp_") || m["model"] != ts.ModelID() {
 		t.Fatalf("shape: %v", m)
 	}
 	if m["status"] != "incomplete" || m["incomplete_details"].(map[string]any)["reason"] != "max_output_tokens" {
@@ -111,12 +111,8 @@ func TestResponsesStream(t *testing.T) {
 	}
 }
 
-// thinkTemplate opens a <think> block at the end of the prompt, so the
-// demo model's whole answer is reasoning.
-const thinkTemplate = `{% for m in messages %}{{ m.role }}: {{ m.content }}
-{% endfor %}assistant: <think>
-`
-
+// thinkTemplate (native_test.go) opens a <think> block at the end of the
+// prompt, so the demo model's whole answer is reasoning.
 func TestResponsesReasoning(t *testing.T) {
 	ts := newTestServer(t, func(c *Config) { c.ChatTemplate = thinkTemplate })
 	code, m := ts.post(t, "/v1/responses", `{"input":"hi","max_output_tokens":4,"temperature":0}`)
@@ -177,7 +173,7 @@ func TestResponsesInput(t *testing.T) {
 	if a.ReasoningContent != "think" || !strings.Contains(string(a.ToolCalls), `"id":"c1"`) || r.Messages[1].ToolCallID != "c1" {
 		t.Fatalf("reasoning and function call not carried: %+v", r.Messages)
 	}
-	r, _, _ = responsesRequest([]byte(`{"input":"x","max_output_tokens":7,"max_tokens":3,"tools":[{"type":"function","name":"f","parameters":{}}]}`))
+	r, _, _ = responsesRequest([]byte(`{"input":"x","max_output_tokens":7,"max_tokens":3,"tools":[{"type":"function","name":"f","parameters":{}}],"text":{"format":{"type":"text"}},"truncation":"disabled","store":false}`))
 	if *r.MaxTokens != 7 || !strings.Contains(string(r.Tools), `"function":{`) {
 		t.Fatalf("max_output_tokens %v, tools %s", *r.MaxTokens, r.Tools)
 	}
@@ -190,6 +186,8 @@ func TestResponsesRefusals(t *testing.T) {
 		`{"input":[{"role":"user","content":[{"type":"input_image","image_url":"http://x"}]}]}`,
 		`{"input":[{"type":"mystery"}]}`, `{"input":[{"type":"function_call","name":"f"}]}`,
 		`{"input":"x","tools":[{"type":"web_search"}]}`, `{"input":"x","n":2}`, `[]`,
+		`{"input":"x","bogus":1}`, `{"input":"x","text":{"format":{"type":"json_schema"}}}`, `{"input":"x","truncation":"auto"}`,
+		`{"input":"x","prompt":{"id":"p"}}`, `{"input":"x","messages":[]}`, `{"input":"x","background":true}`,
 	} {
 		code, m := ts.post(t, "/v1/responses", body)
 		if code != 400 {

@@ -27,7 +27,7 @@ type slot struct {
 	thinking   bool
 	thinkN     int
 	probs      []tokenLogprobs
-	tokens     []int32
+	tokens     []int32 // generated, not yet reported
 	cachedN    int
 	t0, tGen   time.Time
 	promptMS   float64
@@ -38,6 +38,8 @@ type slot struct {
 	// through the Speculator.
 	spec   spec.Slot
 	specOn bool
+	// guard is the reasoning loop guard (slot_loopguard.go).
+	guard slotGuard
 }
 
 func (sl *slot) start(t *task, keep int) {
@@ -47,12 +49,14 @@ func (sl *slot) start(t *task, keep int) {
 	sl.generating = false
 	sl.nGen, sl.sent, sl.thinkN = 0, 0, 0
 	sl.text = sl.text[:0]
+	sl.tokens = sl.tokens[:0]
 	sl.forced = nil
 	sl.thinking = t.inThink
 	sl.cachedN = keep
 	sl.t0 = time.Now()
 	sl.specOn = t.specOn
 	sl.truncated = false
+	sl.guard.start(t)
 }
 
 // draftN and draftAccepted are the task's speculative counters (0 on the
@@ -78,6 +82,7 @@ func (s *scheduler) sampleSlot(sl *slot, logits []float32) {
 	var tok int32
 	if len(sl.forced) > 0 {
 		tok, sl.forced = sl.forced[0], sl.forced[1:]
+		sl.guard.forced = true
 	} else {
 		tok = t.smp.Sample(logits)
 	}
@@ -100,7 +105,7 @@ func (s *scheduler) emitToken(sl *slot, tok int32, logits []float32) bool {
 	}
 	sl.nGen++
 	sl.last = tok
-	sl.tokens = append(sl.tokens[:0], tok)
+	sl.tokens = append(sl.tokens, tok) // until reported: text may be held back
 	sl.probs = sl.probs[:0]
 	if t.logprobs && logits != nil {
 		sl.probs = append(sl.probs, logprobsOf(s.tok, logits, tok, t.nProbs))
@@ -120,12 +125,17 @@ func (s *scheduler) emitToken(sl *slot, tok int32, logits []float32) bool {
 		s.finish(sl, "length", "limit", "", len(sl.text))
 		return false
 	}
+	if s.checkLoop(sl, tok) {
+		return false
+	}
 	safe := len(sl.text) - max(chat.PartialSuffix(string(sl.text[sl.sent:]), t.stops), incompleteTail(sl.text))
 	if safe > sl.sent || len(sl.probs) > 0 {
-		ev := event{text: string(sl.text[sl.sent:max(safe, sl.sent)])}
+		ev := event{text: string(sl.text[sl.sent:max(safe, sl.sent)]), slot: sl.id, predictedN: sl.nGen,
+			promptN: len(t.prompt) - sl.cachedN, cachedN: sl.cachedN}
 		ev.probs = append([]tokenLogprobs(nil), sl.probs...)
 		ev.tokens = append([]int32(nil), sl.tokens...)
 		sl.sent = max(safe, sl.sent)
+		sl.tokens = sl.tokens[:0]
 		t.send(ev)
 	}
 	return true
@@ -161,9 +171,10 @@ func (s *scheduler) finish(sl *slot, reason, stopType, word string, end int) {
 		text: string(sl.text[sl.sent:end]), tokens: append([]int32(nil), sl.tokens...),
 		probs: append([]tokenLogprobs(nil), sl.probs...),
 		done:  true, finish: reason, stopType: stopType, stopWord: word, slot: sl.id,
+		stopDetail: sl.stopDetail(stopType), loop: sl.guard.report,
 		promptN: len(t.prompt) - sl.cachedN, cachedN: sl.cachedN, predictedN: sl.nGen,
 		promptMS: sl.promptMS, genMS: genMS, draftN: sl.draftN(), draftAccepted: sl.draftAccepted(),
-		truncated: sl.truncated,
+		truncated: sl.truncated, reasoningN: sl.thinkN,
 	})
 	s.release(sl)
 }

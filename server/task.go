@@ -29,6 +29,7 @@ type task struct {
 	// specOn: the task runs through the Speculator with specOpts.
 	specOn   bool
 	specOpts spec.RequestOptions
+	guard    LoopGuardParams // the reasoning loop guard's settings
 	// embed, when set, makes this an embedding task (sched_embed.go).
 	embed *embedTask
 
@@ -58,7 +59,9 @@ type event struct {
 	done       bool
 	finish     string // "stop" or "length"
 	stopType   string // eos, word, limit (llama.cpp's stop_type)
+	stopDetail string // token_limit or loop_guard when stopType is limit
 	stopWord   string
+	loop       *loopReport // set when the loop guard fired
 	err        error
 	slot       int
 	promptN    int // prompt tokens evaluated (not from cache)
@@ -67,6 +70,7 @@ type event struct {
 	promptMS   float64
 	genMS      float64
 	truncated  bool // the context was shifted (llama.cpp's "truncated")
+	reasoningN int  // generated tokens inside <think>…</think>
 	// draftN and draftAccepted are the speculative counters (timings'
 	// draft_n and draft_n_accepted).
 	draftN, draftAccepted int

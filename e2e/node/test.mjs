@@ -4,8 +4,9 @@
 //   npm ci && npm test
 //
 // The test builds cmd/waggle with `go build` and starts `waggle serve
-// --port 0` on the embedded demo network (WAGGLE_NODE_MODEL=path serves a
-// GGUF instead), or talks to an already running server at WAGGLE_URL.
+// --port 0` with a llama-server command line copied unchanged (llamaArgs)
+// on the embedded demo network (WAGGLE_NODE_MODEL=path serves a GGUF
+// instead), or talks to an already running server at WAGGLE_URL.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
@@ -15,6 +16,8 @@ import { join, resolve } from "node:path";
 import OpenAI from "openai";
 
 const repo = resolve(import.meta.dirname, "../..");
+// llamaArgs is how llama-server is started in llama.cpp's docs and scripts.
+const llamaArgs = "--jinja -ngl 99 -fa on -c 512 -np 2 --alias my-model --metrics --slots --no-webui --log-disable --mlock -cb".split(" ");
 let proc;
 let client;
 
@@ -23,7 +26,8 @@ let client;
 function startServer() {
   const bin = join(mkdtempSync(join(tmpdir(), "waggle-node-")), "waggle");
   execFileSync("go", ["build", "-o", bin, "./cmd/waggle"], { cwd: repo, stdio: "inherit" });
-  const args = ["serve", "--port", "0", "--parallel", "2", "-c", "512", "--embeddings", "--pooling", "mean"];
+  // plus llama-server's own flags for the embedding routes
+  const args = ["serve", "--port", "0", ...llamaArgs, "--embeddings", "--pooling", "mean"];
   if (process.env.WAGGLE_NODE_MODEL) args.push("-m", process.env.WAGGLE_NODE_MODEL);
   proc = spawn(bin, args, { stdio: ["ignore", "ignore", "pipe"] });
   return new Promise((ok, fail) => {
@@ -61,6 +65,23 @@ async function collect(stream) {
   for await (const c of stream) chunks.push(c);
   return chunks;
 }
+
+test("the model is named by --alias; usage details and timings as llama-server's", async () => {
+  const models = await client.models.list();
+  assert.deepEqual(models.data.map((m) => m.id), ["my-model"]);
+  const r = await client.chat.completions.create({ model: "anything", max_tokens: 4, messages: [{ role: "user", content: "Hi" }] });
+  assert.equal(r.model, "my-model");
+  assert.equal(typeof r.usage.completion_tokens_details.reasoning_tokens, "number");
+  const chunks = await collect(await client.chat.completions.create({ model: "x", max_tokens: 4, stream: true, messages: [{ role: "user", content: "Hi" }] }));
+  assert.ok(chunks.at(-1).timings.predicted_n > 0, "the last chunk carries the timings");
+});
+
+test("unknown request fields are 400 errors naming them", async () => {
+  await assert.rejects(
+    client.chat.completions.create({ model: "x", messages: [{ role: "user", content: "Hi" }], temprature: 0 }),
+    (e) => e instanceof OpenAI.BadRequestError && /temprature/.test(e.message),
+  );
+});
 
 test("chat completion with usage", async () => {
   const r = await client.chat.completions.create({
