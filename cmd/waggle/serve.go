@@ -40,7 +40,6 @@ type serveCmd struct {
 	CheckpointEvery  int    `group:"common" name:"checkpoint-every-n-tokens" aliases:"cpent" help:"Also checkpoint a hybrid model's recurrent state every N prompt tokens (-1: only at prompt ends)." default:"8192" env:"WAGGLE_CHECKPOINT_EVERY_NT,LLAMA_ARG_CHECKPOINT_EVERY_NT"`
 	samplingFlags    `group:"sampling"`
 	specFlags        `group:"speculative"` // before the server group: llama-server's --help order
-	apiFlags         `group:"server"`
 	Alias            string                `group:"server" short:"a" help:"Model name reported by the API (the first of a comma-separated list; default: the file name)." env:"WAGGLE_ALIAS,LLAMA_ARG_ALIAS"`
 	Host             string                `group:"server" help:"Address to listen on." default:"127.0.0.1" env:"WAGGLE_HOST,LLAMA_ARG_HOST"`
 	Port             int                   `group:"server" help:"Port to listen on (0: any free port)." default:"8080" env:"WAGGLE_PORT,LLAMA_ARG_PORT"`
@@ -61,6 +60,7 @@ type serveCmd struct {
 	Slots            bool                  `group:"server" name:"slots" negatable:"" default:"true" help:"Serve GET /slots (--no-slots: 501)." env:"WAGGLE_ENDPOINT_SLOTS,LLAMA_ARG_ENDPOINT_SLOTS"`
 	Pprof            string                `group:"server" name:"pprof" help:"Serve net/http/pprof on this address (host:port), a listener of its own; off when empty." env:"WAGGLE_PPROF"`
 	loopGuardFlags   `group:"server"`
+	apiFlags         `group:"server"`
 	llamaCompat
 }
 
