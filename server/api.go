@@ -113,22 +113,44 @@ func notSupportedError(format string, args ...any) *apiError {
 	return newError(fasthttp.StatusNotImplemented, "not_supported_error", format, args...)
 }
 
-// splitter separates a choice's text into content and reasoning for the
-// chat-shaped routes: the chat reasoning parser, with reasoning_format
-// none's thinkPrefill put before the first content, as chat does.
+// splitter separates a choice's text into content, reasoning and tool
+// calls for the chat-shaped routes, as chat does: the reasoning parser,
+// reasoning_format none's thinkPrefill before the first content, and the
+// answer parser (tool calls, or a JSON answer) over the content.
 type splitter struct {
 	p       *chat.Reasoning
 	prefill string
+	a       *answer // nil: the content stays as generated
 }
 
-func (sp *splitter) Add(text string) (content, reasoning string) {
+// splitterOf is choice i's splitter.
+func (run *chatRun) splitterOf(i int) *splitter {
+	sp := &splitter{p: run.parsers[i], prefill: run.prefill[i]}
+	if run.answers != nil {
+		sp.a = run.answers[i]
+	}
+	return sp
+}
+
+// Add returns what is certain after text.
+func (sp *splitter) Add(text string) (content, reasoning string, calls []chat.ToolCall) {
 	c, r := sp.p.Add(text)
-	return sp.withPrefill(c, false), r
+	c, calls = sp.answer(c, false)
+	return sp.withPrefill(c, false), r, calls
 }
 
-func (sp *splitter) Flush() (content, reasoning string) {
+// Flush returns the rest at the end of the choice.
+func (sp *splitter) Flush() (content, reasoning string, calls []chat.ToolCall) {
 	c, r := sp.p.Flush()
-	return sp.withPrefill(c, true), r
+	c, calls = sp.answer(c, true)
+	return sp.withPrefill(c, true), r, calls
+}
+
+func (sp *splitter) answer(c string, done bool) (string, []chat.ToolCall) {
+	if sp.a == nil {
+		return c, nil
+	}
+	return sp.a.add(c, done)
 }
 
 func (sp *splitter) withPrefill(c string, final bool) string {
@@ -136,6 +158,13 @@ func (sp *splitter) withPrefill(c string, final bool) string {
 		c, sp.prefill = sp.prefill+c, ""
 	}
 	return c
+}
+
+// all is the whole choice: Add then Flush.
+func (sp *splitter) all(text string) (content, reasoning string, calls []chat.ToolCall) {
+	c1, r1, k1 := sp.Add(text)
+	c2, r2, k2 := sp.Flush()
+	return c1 + c2, r1 + r2, append(k1, k2...)
 }
 
 // decodeSplit decodes a body whose top-level fields belong to two request

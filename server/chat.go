@@ -39,6 +39,7 @@ func (s *Server) chatPrompt(r *rawRequest) ([]int32, string, bool, *apiError) {
 			return nil, "", false, badRequest("chat_template_kwargs", "enable_thinking must be a boolean")
 		}
 	}
+	msgs = r.tools.withToolSystem(msgs)
 	addGen := r.AddGenerationPrompt == nil || *r.AddGenerationPrompt
 	text, err := s.tmpl.Render(chat.Inputs{
 		Messages: msgs, Tools: r.Tools, AddGenerationPrompt: addGen, Kwargs: kwargs,
@@ -119,13 +120,14 @@ func (s *Server) handleChat(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, badRequest("messages", "chat completions take messages, not prompt"))
 		return
 	}
-	j, parsers, prefill, e := s.chatJob(&r, "chatcmpl-", nil)
+	run, e := s.chatJob(&r, "chatcmpl-", nil)
 	if e != nil {
 		writeError(ctx, e)
 		return
 	}
+	j, parsers, prefill, tps := run.j, run.parsers, run.prefill, run.answers
 	if j.stream {
-		s.streamChat(ctx, j, parsers, prefill)
+		s.streamChat(ctx, j, parsers, prefill, tps)
 		return
 	}
 	cs, e := j.collect()
@@ -133,25 +135,40 @@ func (s *Server) handleChat(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, e)
 		return
 	}
-	s.writeJSON(ctx, s.chatResponse(j, cs, parsers, prefill))
+	s.writeJSON(ctx, s.chatResponse(j, cs, parsers, prefill, tps))
 }
 
-// chatJob renders r's messages and queues the job (tune, when set,
-// adjusts each task first); it returns the job with one reasoning parser
-// and one thinkPrefill per choice. The chat-shaped routes (/v1/responses,
-// /v1/messages) share it after converting their requests.
-func (s *Server) chatJob(r *rawRequest, prefix string, tune func(*task)) (*job, []*chat.Reasoning, []string, *apiError) {
+// chatRun is a queued chat job with, per choice, its reasoning parser,
+// the text reasoning_format none puts first (thinkPrefill) and its answer
+// parser (tool calls or a JSON answer; nil slice when the content stays
+// as generated).
+type chatRun struct {
+	j       *job
+	parsers []*chat.Reasoning
+	prefill []string
+	answers []*answer
+}
+
+// chatJob plans r's tools, renders its messages and queues the job
+// (tune, when set, adjusts each task first). The chat-shaped routes
+// (/v1/responses, /v1/messages) share it after converting their requests.
+func (s *Server) chatJob(r *rawRequest, prefix string, tune func(*task)) (*chatRun, *apiError) {
 	format, err := chat.ParseReasoningFormat(firstNonEmpty(r.ReasoningFormat, s.cfg.ReasoningFormat))
 	if err != nil {
-		return nil, nil, nil, badRequest("reasoning_format", "%v", err)
+		return nil, badRequest("reasoning_format", "%v", err)
+	}
+	var e *apiError
+	if r.tools, e = s.planTools(r); e != nil {
+		return nil, e
 	}
 	prompt, text, inThink, e := s.chatPrompt(r)
 	if e != nil {
-		return nil, nil, nil, e
+		return nil, e
 	}
+	r.inThink = inThink
 	j, e := s.newJob(r, [][]int32{prompt}, prefix, true)
 	if e != nil {
-		return nil, nil, nil, e
+		return nil, e
 	}
 	for _, t := range j.tasks {
 		t.inThink, t.closeThink = inThink, s.closeThink()
@@ -160,15 +177,15 @@ func (s *Server) chatJob(r *rawRequest, prefix string, tune func(*task)) (*job, 
 		}
 	}
 	if e := s.submit(j); e != nil {
-		return nil, nil, nil, e
+		return nil, e
 	}
-	parsers := make([]*chat.Reasoning, len(j.tasks))
-	prefill := make([]string, len(j.tasks))
-	for i := range parsers {
-		parsers[i] = chat.NewReasoning(format, inThink)
-		prefill[i] = thinkPrefill(format, inThink, text)
+	run := &chatRun{j: j, parsers: make([]*chat.Reasoning, len(j.tasks)), prefill: make([]string, len(j.tasks)),
+		answers: r.newAnswers(len(j.tasks))}
+	for i := range run.parsers {
+		run.parsers[i] = chat.NewReasoning(format, inThink)
+		run.prefill[i] = thinkPrefill(format, inThink, text)
 	}
-	return j, parsers, prefill, nil
+	return run, nil
 }
 
 // thinkPrefill is what reasoning_format "none" puts before the model's
@@ -195,17 +212,21 @@ func firstNonEmpty(a, b string) string {
 	return b
 }
 
-func (s *Server) chatResponse(j *job, cs []*choice, parsers []*chat.Reasoning, prefill []string) map[string]any {
+func (s *Server) chatResponse(j *job, cs []*choice, parsers []*chat.Reasoning, prefill []string, tps []*answer) map[string]any {
 	choices := make([]map[string]any, len(cs))
 	for i, c := range cs {
 		p := parsers[i]
 		c1, r1 := p.Add(string(c.text))
 		c2, r2 := p.Flush()
 		msg := map[string]any{"role": "assistant", "content": prefill[i] + c1 + c2}
+		finish := c.last.finish
+		if tps != nil {
+			finish = addToolCalls(msg, tps[i], c1+c2, finish)
+		}
 		if r1+r2 != "" {
 			msg["reasoning_content"] = r1 + r2
 		}
-		ch := map[string]any{"index": i, "message": msg, "finish_reason": c.last.finish, "logprobs": nil}
+		ch := map[string]any{"index": i, "message": msg, "finish_reason": finish, "logprobs": nil}
 		if j.logprobs {
 			ch["logprobs"] = map[string]any{"content": chatLogprobs(c.probs)}
 		}
@@ -222,10 +243,10 @@ func (s *Server) chatResponse(j *job, cs []*choice, parsers []*chat.Reasoning, p
 const fingerprint = "waggle"
 
 // streamChat streams chat.completion.chunk events: a role delta, content
-// and reasoning deltas, a finish chunk per choice, then (include_usage)
-// a usage chunk, and [DONE]. The last chunk before [DONE] carries the
-// timings, as llama-server's does.
-func (s *Server) streamChat(ctx *fasthttp.RequestCtx, j *job, parsers []*chat.Reasoning, prefill []string) {
+// and reasoning deltas (or tool-call deltas when the request has tools), a
+// finish chunk per choice, then (include_usage) a usage chunk, and [DONE].
+// The last chunk before [DONE] carries the timings, as llama-server's does.
+func (s *Server) streamChat(ctx *fasthttp.RequestCtx, j *job, parsers []*chat.Reasoning, prefill []string, tps []*answer) {
 	chunk := func(choices []map[string]any) map[string]any {
 		return map[string]any{"id": j.id, "object": "chat.completion.chunk", "created": j.created,
 			"model": j.model, "system_fingerprint": fingerprint, "choices": choices}
@@ -246,6 +267,10 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, j *job, parsers []*chat.Re
 			content, prefill[ev.index] = prefill[ev.index]+content, ""
 		}
 		delta := map[string]any{}
+		finish := ev.finish
+		if tps != nil {
+			content, finish = streamToolCalls(tps[ev.index], ev, content, delta)
+		}
 		if content != "" {
 			delta["content"] = content
 		}
@@ -260,7 +285,7 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, j *job, parsers []*chat.Re
 			out.data(chunk([]map[string]any{ch}))
 		}
 		if ev.done {
-			c := chunk([]map[string]any{{"index": ev.index, "finish_reason": ev.finish, "delta": map[string]any{}}})
+			c := chunk([]map[string]any{{"index": ev.index, "finish_reason": finish, "delta": map[string]any{}}})
 			if !j.usage {
 				_, c["timings"] = j.totals([]event{ev})
 			}

@@ -49,6 +49,7 @@ type Config struct {
 	NPredict       int                   // default max tokens (-1: until the context is full)
 	CacheReuse     int                   // --cache-reuse (prefix reuse is always on with cache_prompt)
 	Sampling       SamplingParams        // defaults for requests (DefaultSampling if zero)
+	Grammar        string                // --grammar: GBNF for requests that set no grammar, schema or tools
 	LoopGuard      LoopGuardParams       // reasoning loop guard defaults (DefaultLoopGuard if zero)
 
 	// Speculator, when set, builds the speculative decoder over the

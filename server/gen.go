@@ -98,7 +98,7 @@ func (s *Server) newJob(r *rawRequest, prompts [][]int32, prefix string, chatMod
 			t.specOn = s.wantsSpec(specOpts, want, t.smp)
 			if !t.specOn {
 				for _, tok := range p {
-					t.smp.Accept(tok) // the penalty history (the Speculator does this itself)
+					t.smp.AcceptPrompt(tok) // the penalty history (the Speculator does this itself)
 				}
 			}
 			t.index, t.stops, t.logprobs, t.nProbs = len(j.tasks), stops, want, nProbs
@@ -143,6 +143,9 @@ func (s *Server) newTask(r *rawRequest, p []int32, smp SamplingParams, nPredict,
 		return nil, samplerError(err)
 	}
 	t := &task{prompt: p, sampling: smp, nPredict: nPredict, smp: sampler, thinkBudget: s.cfg.ReasoningBudget}
+	if e := s.attachConstraint(r, t); e != nil {
+		return nil, e
+	}
 	t.cachePrompt = r.CachePrompt == nil || *r.CachePrompt
 	var e *apiError
 	if t.nKeep, t.nDiscard, e = r.shiftParams(); e != nil {

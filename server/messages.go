@@ -12,7 +12,8 @@ import (
 // (server_chat_convert_anthropic_to_oai): system (a string or text
 // blocks) becomes a system message; content blocks map to chat content
 // (text), reasoning_content (thinking), tool_calls (tool_use) and tool
-// messages (tool_result); stop_sequences becomes stop; max_tokens
+// messages (tool_result); stop_sequences becomes stop; tool_choice (auto,
+// any, tool, none) becomes chat's; max_tokens
 // defaults to 4096 when absent; tools become function tools; thinking
 // sets the request's reasoning budget (disabled: no thinking). The other
 // sampling fields (temperature, top_p, top_k, seed, …) are read as for
@@ -26,7 +27,9 @@ type messagesFields struct {
 	StopSequences json.RawMessage `json:"stop_sequences"`
 	Tools         json.RawMessage `json:"tools"`
 	ToolChoice    *struct {
-		Type string `json:"type"`
+		Type                   string `json:"type"`
+		Name                   string `json:"name"`
+		DisableParallelToolUse bool   `json:"disable_parallel_tool_use"`
 	} `json:"tool_choice"`
 	// Thinking is extended thinking: enabled with a token budget (the
 	// reasoning budget of this request) or disabled (no thinking).
@@ -34,6 +37,32 @@ type messagesFields struct {
 		Type         string `json:"type"`
 		BudgetTokens *int   `json:"budget_tokens"`
 	} `json:"thinking"`
+}
+
+// toolChoice sets chat's tool_choice and parallel_tool_calls from
+// Anthropic's tool_choice (auto, any, tool with a name, none).
+func (f *messagesFields) toolChoice(r *rawRequest) *apiError {
+	tc := f.ToolChoice
+	if tc == nil {
+		return nil
+	}
+	var v any
+	switch tc.Type {
+	case "auto", "none":
+		v = tc.Type
+	case "any":
+		v = "required"
+	case "tool":
+		v = map[string]any{"type": "function", "function": map[string]string{"name": tc.Name}}
+	default:
+		return badRequest("tool_choice", "tool_choice.type must be auto, any, tool or none, got %q", tc.Type)
+	}
+	r.ToolChoice, _ = json.Marshal(v)
+	if tc.DisableParallelToolUse {
+		no := false
+		r.ParallelToolCalls = &no
+	}
+	return nil
 }
 
 // thinkingBudget is the request's reasoning budget: -1 unlimited, 0 no
@@ -90,8 +119,9 @@ func messagesRequest(body []byte) (r *rawRequest, budget int, hasBudget bool, e 
 		return nil, 0, false, badRequest("n", "the Messages API makes one message per request")
 	case r.Stop != nil:
 		return nil, 0, false, badRequest("stop", "the Messages API takes stop_sequences, not stop")
-	case f.ToolChoice != nil && f.ToolChoice.Type != "auto" && f.ToolChoice.Type != "none":
-		return nil, 0, false, badRequest("tool_choice", "tool_choice %q is not supported (auto and none are)", f.ToolChoice.Type)
+	}
+	if e = f.toolChoice(r); e != nil {
+		return nil, 0, false, e
 	}
 	if budget, hasBudget, e = f.thinkingBudget(); e != nil {
 		return nil, 0, false, e
@@ -324,12 +354,12 @@ func (s *Server) handleMessages(ctx *fasthttp.RequestCtx) {
 	if hasBudget {
 		tune = func(t *task) { t.thinkBudget = budget }
 	}
-	j, parsers, prefill, e := s.chatJob(r, "msg_", tune)
+	run, e := s.chatJob(r, "msg_", tune)
 	if e != nil {
 		writeError(ctx, e)
 		return
 	}
-	sp := &splitter{p: parsers[0], prefill: prefill[0]}
+	j, sp := run.j, run.splitterOf(0)
 	ms := &messageState{j: j}
 	if j.stream {
 		j.onStreamError = anthropicStreamError
@@ -341,9 +371,8 @@ func (s *Server) handleMessages(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, e)
 		return
 	}
-	content, reasoning := sp.Add(string(cs[0].text))
-	c2, r2 := sp.Flush()
-	s.writeJSON(ctx, ms.message(content+c2, reasoning+r2, cs[0].last))
+	content, reasoning, calls := sp.all(string(cs[0].text))
+	s.writeJSON(ctx, ms.message(content, reasoning, calls, cs[0].last))
 }
 
 // handleCountTokens renders the request as handleMessages would and

@@ -58,6 +58,7 @@ type rawRequest struct {
 	NDiscard            *int             `json:"n_discard"`
 	ReturnTokens        bool             `json:"return_tokens"` // /completion: fill "tokens"
 	specRequest
+	grammarRequest
 	samplingRequest
 }
 

@@ -32,11 +32,6 @@ var ignoredFields = map[string]bool{
 // does not implement yet. The entry for a field is deleted when a request
 // struct gains it (a declared field is accepted even while listed).
 var notSupported = map[string]string{
-	"grammar":             "grammars",
-	"json_schema":         "JSON-schema constrained output",
-	"response_format":     "response_format (structured output)",
-	"tool_choice":         "tool_choice",
-	"parallel_tool_calls": "parallel_tool_calls",
 	"functions":           "functions (use tools)",
 	"function_call":       "function_call (use tools)",
 	"image_data":          "images",

@@ -101,7 +101,28 @@ func responsesRequest(body []byte) (*rawRequest, *responsesFields, *apiError) {
 	if r.Tools, e = responsesTools(f.Tools); e != nil {
 		return nil, nil, e
 	}
+	if r.ToolChoice, e = responsesToolChoice(r.ToolChoice); e != nil {
+		return nil, nil, e
+	}
 	return &r, &f, nil
+}
+
+// responsesToolChoice turns the Responses form of a named tool choice
+// ({"type": "function", "name": …}) into chat's; the modes (auto, none,
+// required) are the same.
+func responsesToolChoice(raw json.RawMessage) (json.RawMessage, *apiError) {
+	var named struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+	}
+	if t := strings.TrimSpace(string(raw)); t == "" || t[0] != '{' {
+		return raw, nil
+	}
+	if json.Unmarshal(raw, &named) != nil || named.Type != "function" || named.Name == "" {
+		return nil, badRequest("tool_choice", `tool_choice must be "auto", "none", "required" or {"type": "function", "name": …}`)
+	}
+	b, _ := json.Marshal(map[string]any{"type": "function", "function": map[string]string{"name": named.Name}})
+	return b, nil
 }
 
 // responsesMessages builds the chat messages: the instructions as a
@@ -314,12 +335,12 @@ func (s *Server) handleResponses(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, e)
 		return
 	}
-	j, parsers, prefill, e := s.chatJob(r, "resp_", nil)
+	run, e := s.chatJob(r, "resp_", nil)
 	if e != nil {
 		writeError(ctx, e)
 		return
 	}
-	sp := &splitter{p: parsers[0], prefill: prefill[0]}
+	j, sp := run.j, run.splitterOf(0)
 	rs := &responseState{j: j, instructions: f.Instructions, maxOutput: f.MaxOutputTokens}
 	if j.stream {
 		s.streamJob(ctx, j, rs.emit(sp), rs.finish)
@@ -330,14 +351,16 @@ func (s *Server) handleResponses(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, e)
 		return
 	}
-	content, reasoning := sp.Add(string(cs[0].text))
-	c2, r2 := sp.Flush()
+	content, reasoning, calls := sp.all(string(cs[0].text))
 	status := itemStatus(cs[0].last)
-	if content+c2 != "" {
-		rs.addItem("reasoning", reasoning+r2, "completed")
-		rs.addItem("message", content+c2, status)
+	if content != "" {
+		rs.addItem("reasoning", reasoning, "completed")
+		rs.addItem("message", content, status)
 	} else {
-		rs.addItem("reasoning", reasoning+r2, status)
+		rs.addItem("reasoning", reasoning, status)
+	}
+	for _, c := range calls {
+		rs.items = append(rs.items, callItemJSON(c, "fc_"+randomID(), c.Arguments, "completed"))
 	}
 	s.writeJSON(ctx, rs.response(lastEvents(cs)))
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/waggle-llm/waggle/engine/chat"
 )
 
 // responseState builds one Responses API answer: the response object
@@ -19,7 +21,9 @@ import (
 //	  context cut the answer, as OpenAI does; llama-server says completed).
 //
 // Reasoning (a <think> block) is a "reasoning" item before the
-// "message" item, with reasoning_text content as llama-server sends it.
+// "message" item, with reasoning_text content as llama-server sends it;
+// tool calls follow as "function_call" items (output_item.added,
+// function_call_arguments.delta and .done, output_item.done).
 type responseState struct {
 	j            *job
 	instructions *string // echoed in the response object
@@ -49,6 +53,13 @@ func respItemJSON(kind, id, text, status string, parts bool) map[string]any {
 		return map[string]any{"id": id, "type": "reasoning", "status": status, "summary": []any{}, "content": content}
 	}
 	return map[string]any{"id": id, "type": "message", "status": status, "role": "assistant", "content": content}
+}
+
+// callItemJSON is a function_call output item (call_id is the call's id,
+// as chat's tool_calls give it).
+func callItemJSON(c chat.ToolCall, id, args, status string) map[string]any {
+	return map[string]any{"id": id, "type": "function_call", "status": status, "call_id": c.ID,
+		"name": c.Name, "arguments": args}
 }
 
 func respPartJSON(kind, text string) map[string]any {
@@ -124,14 +135,33 @@ func (rs *responseState) emit(p *splitter) func(*sse, event) {
 			rs.send(out, "response.created", map[string]any{"response": rs.object(nil)})
 			rs.send(out, "response.in_progress", map[string]any{"response": rs.object(nil)})
 		}
-		content, reasoning := p.Add(ev.text)
+		content, reasoning, calls := p.Add(ev.text)
 		if ev.done {
-			c2, r2 := p.Flush()
-			content, reasoning = content+c2, reasoning+r2
+			c2, r2, k2 := p.Flush()
+			content, reasoning, calls = content+c2, reasoning+r2, append(calls, k2...)
 		}
 		rs.delta(out, "reasoning", reasoning)
 		rs.delta(out, "message", content)
+		for _, c := range calls {
+			rs.call(out, c)
+		}
 	}
+}
+
+// call streams a parsed tool call as a function_call item: added, its
+// arguments in one delta, done.
+func (rs *responseState) call(out *sse, c chat.ToolCall) {
+	rs.closeItem(out, "completed")
+	id, index := "fc_"+randomID(), len(rs.items)
+	at := map[string]any{"item_id": id, "output_index": index}
+	rs.send(out, "response.output_item.added", map[string]any{"output_index": index,
+		"item": callItemJSON(c, id, "", "in_progress")})
+	rs.send(out, "response.function_call_arguments.delta", map[string]any{"item_id": id, "output_index": index, "delta": c.Arguments})
+	at["arguments"] = c.Arguments
+	rs.send(out, "response.function_call_arguments.done", at)
+	item := callItemJSON(c, id, c.Arguments, "completed")
+	rs.send(out, "response.output_item.done", map[string]any{"output_index": index, "item": item})
+	rs.items = append(rs.items, item)
 }
 
 // delta streams text of kind, opening its item first (and closing the

@@ -34,6 +34,7 @@ type Server struct {
 	routeMap atomic.Pointer[map[string]map[string]route]
 	// specClose releases what the speculative strategies hold.
 	specClose func() error
+	gram      grammarState
 	// eog bans every end-of-generation token (ignore_eos), built once.
 	eog     []LogitBias
 	eogOnce sync.Once

@@ -225,7 +225,7 @@ func TestRequestFieldPolicy(t *testing.T) {
 	}{
 		{`"temprature":0.5`, "temprature", `unrecognized request field "temprature"`},
 		{`"Temperature":0.5`, "Temperature", "unrecognized"},
-		{`"grammar":"root ::= \"a\""`, "grammar", "not supported"},
+		{`"modalities":["audio"]`, "modalities", "not supported"},
 		{`"lora":[]`, "lora", "not supported"},
 		{`"user":"u","store":true,"metadata":{"a":"b"},"service_tier":"auto"`, "", ""},
 	} {

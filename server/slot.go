@@ -87,6 +87,9 @@ func (s *scheduler) sampleSlot(sl *slot, logits []float32) {
 		tok = t.smp.Sample(logits)
 	}
 	t.smp.Accept(tok)
+	if s.grammarFailed(sl) {
+		return
+	}
 	s.emitToken(sl, tok, logits)
 }
 
@@ -115,7 +118,7 @@ func (s *scheduler) emitToken(sl *slot, tok int32, logits []float32) bool {
 		return false
 	}
 	before := len(sl.text)
-	sl.text = append(sl.text, s.tok.Piece(tok, false)...)
+	sl.text = append(sl.text, s.pieceOf(t, tok)...)
 	if cut, word := findStop(sl.text, before, t.stops); cut >= 0 {
 		s.finish(sl, "stop", "word", word, cut)
 		return false

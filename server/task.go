@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/waggle-llm/waggle/engine/grammar"
 	"github.com/waggle-llm/waggle/spec"
 )
 
@@ -29,7 +30,12 @@ type task struct {
 	// specOn: the task runs through the Speculator with specOpts.
 	specOn   bool
 	specOpts spec.RequestOptions
-	guard    LoopGuardParams // the reasoning loop guard's settings
+	// gram is the task's grammar state (nil: unconstrained); the sampler
+	// holds it as its constraint.
+	gram *grammar.Matcher
+	// preserved are special tokens shown in the output (tool-call markers).
+	preserved map[int32]bool
+	guard     LoopGuardParams // the reasoning loop guard's settings
 	// embed, when set, makes this an embedding task (sched_embed.go).
 	embed *embedTask
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/engine/grammar"
 	"github.com/waggle-llm/waggle/engine/models/qwen35"
 	"github.com/waggle-llm/waggle/kvcache"
 	"github.com/waggle-llm/waggle/server"
@@ -39,6 +40,7 @@ type serveCmd struct {
 	CtxCheckpoints   int    `group:"common" name:"ctx-checkpoints" aliases:"swa-checkpoints" help:"Recurrent-state checkpoints per slot for prompt-prefix reuse on hybrid models (qwen35, qwen3next; 0: none)." default:"8" env:"WAGGLE_CTX_CHECKPOINTS,LLAMA_ARG_CTX_CHECKPOINTS"`
 	CheckpointEvery  int    `group:"common" name:"checkpoint-every-n-tokens" aliases:"cpent" help:"Also checkpoint a hybrid model's recurrent state every N prompt tokens (-1: only at prompt ends)." default:"8192" env:"WAGGLE_CHECKPOINT_EVERY_NT,LLAMA_ARG_CHECKPOINT_EVERY_NT"`
 	samplingFlags    `group:"sampling"`
+	grammarFlags     `group:"sampling"`
 	specFlags        `group:"speculative"` // before the server group: llama-server's --help order
 	Alias            string                `group:"server" short:"a" help:"Model name reported by the API (the first of a comma-separated list; default: the file name)." env:"WAGGLE_ALIAS,LLAMA_ARG_ALIAS"`
 	Host             string                `group:"server" help:"Address to listen on." default:"127.0.0.1" env:"WAGGLE_HOST,LLAMA_ARG_HOST"`
@@ -226,6 +228,14 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 	if c.APIKeyFile != "" {
 		if cfg.APIKey, err = readAPIKeyFile(c.APIKeyFile); err != nil {
 			return cfg, err
+		}
+	}
+	if cfg.Grammar, err = c.grammarFlags.text(); err != nil {
+		return cfg, err
+	}
+	if cfg.Grammar != "" {
+		if _, err := grammar.Parse(cfg.Grammar, func(t string) []int32 { return l.Tokenizer.Encode(t, false, true) }); err != nil {
+			return cfg, fmt.Errorf("--grammar: %w", err)
 		}
 	}
 	if cfg.Sampling, err = c.samplingFlags.params(); err != nil {

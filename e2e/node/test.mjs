@@ -17,7 +17,7 @@ import OpenAI from "openai";
 
 const repo = resolve(import.meta.dirname, "../..");
 // llamaArgs is how llama-server is started in llama.cpp's docs and scripts.
-const llamaArgs = "--jinja -ngl 99 -fa on -c 512 -np 2 --alias my-model --metrics --slots --no-webui --log-disable --mlock -cb".split(" ");
+const llamaArgs = "--jinja -ngl 99 -fa on -c 4096 -np 2 --alias my-model --metrics --slots --no-webui --log-disable --mlock -cb".split(" ");
 let proc;
 let client;
 
@@ -225,4 +225,55 @@ test("embeddings: base64 (the SDK's default) and float agree, unit length", asyn
     assert.ok(Math.abs(norm - 1) < 1e-5, `|v|² = ${norm}`);
   }
   assert.ok(b64.usage.prompt_tokens > 0);
+});
+
+const weatherTool = {
+  type: "function",
+  function: {
+    name: "get_weather", description: "Weather in a city",
+    parameters: { type: "object", properties: { city: { type: "string", maxLength: 12 } }, required: ["city"] },
+  },
+};
+
+function checkWeatherCall(call) {
+  assert.equal(call.type, "function");
+  assert.equal(call.function.name, "get_weather");
+  assert.ok(call.id.length > 0);
+  assert.equal(typeof JSON.parse(call.function.arguments).city, "string");
+}
+
+test("tool calls, whole and streamed", async () => {
+  const req = {
+    model: "x", max_tokens: 300, temperature: 0, tools: [weatherTool], tool_choice: "required", parallel_tool_calls: false,
+    messages: [{ role: "user", content: "Weather in Paris?" }],
+  };
+  const r = await client.chat.completions.create(req);
+  assert.equal(r.choices[0].finish_reason, "tool_calls");
+  assert.equal(r.choices[0].message.tool_calls.length, 1);
+  checkWeatherCall(r.choices[0].message.tool_calls[0]);
+
+  const chunks = await collect(await client.chat.completions.create({ ...req, stream: true }));
+  const calls = [];
+  for (const c of chunks) {
+    for (const tc of c.choices[0]?.delta?.tool_calls ?? []) {
+      if (tc.id) calls[tc.index] = { id: tc.id, type: tc.type, function: { name: tc.function.name, arguments: "" } };
+      calls[tc.index].function.arguments += tc.function.arguments ?? "";
+    }
+  }
+  assert.equal(calls.length, 1);
+  checkWeatherCall(calls[0]);
+  assert.ok(chunks.some((c) => c.choices[0]?.finish_reason === "tool_calls"));
+});
+
+test("response_format json_schema gives schema-valid JSON", async () => {
+  const r = await client.chat.completions.create({
+    model: "x", max_tokens: 200, temperature: 0, messages: [{ role: "user", content: "A person?" }],
+    response_format: {
+      type: "json_schema",
+      json_schema: { name: "p", schema: { type: "object", properties: { name: { type: "string", maxLength: 10 }, ok: { type: "boolean" } }, required: ["name", "ok"] } },
+    },
+  });
+  const v = JSON.parse(r.choices[0].message.content);
+  assert.equal(typeof v.name, "string");
+  assert.equal(typeof v.ok, "boolean");
 });

@@ -255,6 +255,7 @@ func (m Message) value(orders *keyOrders) (map[string]any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tool_calls: %w", err)
 		}
+		objectArguments(calls, orders)
 		add("tool_calls", calls)
 	}
 	orders.remember(v, keys)
