@@ -77,6 +77,8 @@ type Config struct {
 	// the zero value falls back to a hash of the model's Info.
 	ModelHash [32]byte
 
+	APIConfig // embeddings, infill, the web page (api.go)
+
 	APIKey       string
 	Timeout      time.Duration // per request (default 600 s)
 	MaxQueue     int           // requests waiting for a slot (default 64)
@@ -87,10 +89,10 @@ type Config struct {
 	DisableSlots bool
 }
 
-// ConfigFor fills the model, tokenizer and GGUF chat template from a
-// loaded model.
+// ConfigFor fills the model, tokenizer, GGUF chat template and pooling
+// type from a loaded model.
 func ConfigFor(l *engine.Loaded) Config {
-	c := Config{Model: l.Model, Tokenizer: l.Tokenizer, ModelHash: ModelIdentity(l)}
+	c := Config{Model: l.Model, Tokenizer: l.Tokenizer, ModelHash: ModelIdentity(l), APIConfig: apiConfigFor(l)}
 	if l.File != nil {
 		c.ModelChatTemplate, _ = l.File.String("tokenizer.chat_template")
 	}

@@ -21,6 +21,9 @@ type job struct {
 	usage    bool // stream_options.include_usage
 	logprobs bool
 	deadline time.Time
+	// onStreamError, when set, writes an error that ends a stream in the
+	// route's own shape (see streamError).
+	onStreamError func(*sse, *apiError)
 	// returnTokens fills /completion's "tokens" (llama-server's
 	// return_tokens); req is the request, for generation_settings.
 	returnTokens bool

@@ -74,6 +74,9 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: session: %w", err)
 	}
+	if err := cfg.APIConfig.resolvePooling(sess); err != nil {
+		return nil, err
+	}
 	if cfg.SlotSavePath != "" {
 		if err := os.MkdirAll(cfg.SlotSavePath, 0o755); err != nil {
 			return nil, fmt.Errorf("server: --slot-save-path: %w", err)
@@ -224,7 +227,7 @@ func (s *Server) routes() map[string]map[string]route {
 	get := func(fn func(*fasthttp.RequestCtx), public bool) map[string]route {
 		return map[string]route{"GET": {fn: fn, public: public}}
 	}
-	return map[string]map[string]route{
+	return s.withAPIRoutes(map[string]map[string]route{
 		"/v1/chat/completions": gen(s.handleChat),
 		"/chat/completions":    gen(s.handleChat),
 		"/v1/completions":      gen(s.handleCompletions),
@@ -240,7 +243,7 @@ func (s *Server) routes() map[string]map[string]route {
 		"/metrics":             get(s.handleMetrics, false),
 		"/props":               get(s.handleProps, false),
 		"/slots":               get(s.handleSlots, false),
-	}
+	})
 }
 
 // handle routes a request: 404 for unknown paths, 405 with Allow for a

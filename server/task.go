@@ -36,6 +36,8 @@ type task struct {
 	// preserved are special tokens shown in the output (tool-call markers).
 	preserved map[int32]bool
 	guard     LoopGuardParams // the reasoning loop guard's settings
+	// embed, when set, makes this an embedding task (sched_embed.go).
+	embed *embedTask
 
 	cancelled atomic.Bool
 	out       *mailbox // shared by the tasks of one request

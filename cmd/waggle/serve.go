@@ -64,6 +64,7 @@ type serveCmd struct {
 	Slots            bool                  `group:"server" name:"slots" negatable:"" default:"true" help:"Serve GET /slots (--no-slots: 501)." env:"WAGGLE_ENDPOINT_SLOTS,LLAMA_ARG_ENDPOINT_SLOTS"`
 	Pprof            string                `group:"server" name:"pprof" help:"Serve net/http/pprof on this address (host:port), a listener of its own; off when empty." env:"WAGGLE_PPROF"`
 	loopGuardFlags   `group:"server"`
+	apiFlags         `group:"server"`
 	llamaCompat
 }
 
@@ -225,7 +226,7 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 	cfg.CtxBeyondTrain = c.CtxBeyondTrain
 	cfg.Session.TypeK, cfg.Session.TypeV, cfg.Session.Threads = tk, tv, c.Threads
 	cfg.Session.FlashAttn = fa
-	if err := c.apply(&cfg.Session); err != nil {
+	if err := c.gpuFlags.apply(&cfg.Session); err != nil {
 		return cfg, err
 	}
 	cfg.Speculator = func(sess engine.Session) (*spec.Speculator, func() error, error) {
@@ -258,6 +259,7 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 	if _, err := fac.newSampler(probe, l.Model.Info().NVocab); err != nil {
 		return cfg, fmt.Errorf("sampling flags: %w", err)
 	}
+	c.apiFlags.apply(&cfg)
 	cfg.DisableSlots = !c.Slots
 	cfg.LogRequests = c.logRequests()
 	return cfg, nil

@@ -173,11 +173,11 @@ func (s *session) copyOutputs(key int, buf []float32) {
 }
 
 // outputHead normalises the output tokens into rows 0..k of s.xn and
-// computes their logits with one matrix product over only those rows.
+// computes their logits with one matrix product over only those rows
+// (none for DecodeEmbeddings, which reads the normalised rows).
 func (s *session) outputHead(b *engine.Batch) {
 	hp := &s.m.hp
 	nOut := len(s.outIdx)
-	s.logits = grow(s.logits, nOut*hp.nVocab)
 	wantFinal := false
 	for _, l := range s.opts.CaptureLayers {
 		wantFinal = wantFinal || l == -1
@@ -193,6 +193,10 @@ func (s *session) outputHead(b *engine.Batch) {
 	if wantFinal {
 		s.copyOutputs(-1, s.x)
 	}
+	if s.embedOnly {
+		return
+	}
+	s.logits = grow(s.logits, nOut*hp.nVocab)
 	if nOut > 0 {
 		s.project(s.m.output, s.logits, s.xn, nOut, true)
 	}

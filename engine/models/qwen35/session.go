@@ -45,6 +45,9 @@ type session struct {
 	logits  []float32
 	hidden  map[int][]float32
 	taps    *engine.TapBuffer // SessionOptions.Taps, every token
+	// embedOnly makes the output head stop after the final norm (rows
+	// 0..NumOutputs of buf.xn): DecodeEmbeddings sets it for one batch.
+	embedOnly bool
 }
 
 // defaultCtx bounds the default context when the caller gives none.
@@ -189,7 +192,11 @@ func (s *session) SeqLen(seq int) int {
 	return s.cache.Len(seq)
 }
 
+// Logits returns nil after DecodeEmbeddings, which computes none.
 func (s *session) Logits(k int) []float32 {
+	if s.embedOnly {
+		return nil
+	}
 	nv := s.m.hp.nVocab
 	return s.logits[k*nv : (k+1)*nv]
 }
@@ -300,13 +307,29 @@ func (s *session) validate(b *engine.Batch) error {
 }
 
 // Decode runs the batch through the network.
-func (s *session) Decode(b *engine.Batch) error {
+func (s *session) Decode(b *engine.Batch) error { return s.decode(b, false) }
+
+// DecodeEmbeddings runs the batch like Decode but skips the output head:
+// the outputs are the final normalised hidden states (engine.Embedder).
+func (s *session) DecodeEmbeddings(b *engine.Batch) error { return s.decode(b, true) }
+
+// Embedding returns the k-th output's final normalised hidden state after
+// DecodeEmbeddings: row k of buf.xn, where the output head left it.
+func (s *session) Embedding(k int) []float32 {
+	if !s.embedOnly || k < 0 || k >= len(s.outIdx) {
+		return nil
+	}
+	return row(s.buf.xn, k, s.m.hp.nEmbd)
+}
+
+func (s *session) decode(b *engine.Batch, embedOnly bool) error {
 	if err := s.checkTree(b); err != nil {
 		return err
 	}
 	if err := s.validate(b); err != nil {
 		return err
 	}
+	s.embedOnly = embedOnly
 	s.outIdx = s.outIdx[:0]
 	for i, o := range b.Output {
 		if o {
