@@ -39,8 +39,8 @@ func parityModels(t *testing.T) []string {
 // the goldens were made) and compares the logits of every position with
 // llama.cpp's: each position within the file's tolerance, the median over
 // all positions within the bound recorded for the file
-// (golden.MedianBound), the first positions of each case exact, the top-1
-// token where llama.cpp's margin is clear, and the prompt's tokenization.
+// (golden.MedianBound), the top-1 token where llama.cpp's margin is clear,
+// and the prompt's tokenization.
 func TestParityLogits(t *testing.T) {
 	for _, stem := range parityModels(t) {
 		t.Run(stem, func(t *testing.T) {
@@ -60,19 +60,18 @@ func TestParityLogits(t *testing.T) {
 }
 
 // checkPooled checks what a file's cases show together: the median
-// difference against the file's recorded bound and the exact prefix.
+// difference against the file's recorded bound. (Unlike the hybrid
+// fixtures', these files' rounding flips can come in the first positions,
+// so there is no exact-prefix check here.)
 func checkPooled(t *testing.T, stem string, st *golden.Stats) {
 	t.Helper()
 	bound, ok := golden.MedianBound(stem)
 	if !ok {
 		t.Errorf("no median bound recorded for %s in internal/golden/medians.go", stem)
 	}
-	t.Logf("%s: %d positions, median |Δ| %.3g (bound %.3g), first %d positions %.3g", stem, len(st.Diffs), st.Median(), bound, golden.ExactPrefix, st.Early)
+	t.Logf("%s: %d positions, median |Δ| %.3g (bound %.3g)", stem, len(st.Diffs), st.Median(), bound)
 	if st.Median() > bound {
 		t.Errorf("%s: median |Δlogit| %.3g > %.3g", stem, st.Median(), bound)
-	}
-	if st.Early > golden.ExactPrefixTolerance {
-		t.Errorf("%s: the first %d positions of a case differ by %.3g > %.3g", stem, golden.ExactPrefix, st.Early, golden.ExactPrefixTolerance)
 	}
 }
 
