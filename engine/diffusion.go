@@ -165,6 +165,12 @@ type Canvas struct {
 	// logits for (len(Tokens) entries); the others are skipped in the
 	// output head. nil means all.
 	Need []bool
+	// SelfCondInvTemp asks a model with self-conditioning (DiffusionGemma)
+	// to condition this step on the logits it gave this sequence's canvas
+	// in the previous Denoise, softmaxed at this inverse temperature; 0
+	// means no self-conditioning (the first step of a canvas). Models
+	// without it ignore the field.
+	SelfCondInvTemp float32
 }
 
 // Denoiser runs a diffusion model's forwards over [prefix | canvas] for a
