@@ -162,6 +162,11 @@ func setFloat(dst *float32, v *float32) {
 	}
 }
 
+// RandomSeed is llama.cpp's LLAMA_DEFAULT_SEED. As seed of the sampler
+// chain it means a random seed; the generator's RNG (Origin and Random
+// draws) still takes it as given, as llama-diffusion-cli's does.
+const RandomSeed = 0xFFFFFFFF
+
 // maxSteps bounds Steps so a hostile request cannot ask for an endless
 // loop.
 const maxSteps = 1 << 16

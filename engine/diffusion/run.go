@@ -1,6 +1,8 @@
 package diffusion
 
 import (
+	"crypto/rand"
+	"encoding/binary"
 	"fmt"
 
 	"github.com/waggle-llm/waggle/engine"
@@ -129,7 +131,11 @@ func NewRun(info *engine.DiffusionInfo, nVocab int, cfg Config, prompt []int32, 
 	}
 	r.gen.seed(cfg.Seed)
 	if !cfg.Greedy && !info.UniformNoise {
-		r.chain = newChain(cfg.TopK, cfg.TopP, cfg.Temp, cfg.Seed, nVocab)
+		seed := cfg.Seed
+		if seed == RandomSeed {
+			seed = randomSeed()
+		}
+		r.chain = newChain(cfg.TopK, cfg.TopP, cfg.Temp, seed, nVocab)
 	}
 	r.allocStep(n)
 	r.stats.PromptN, r.stats.CanvasN = len(prompt), n
@@ -255,4 +261,10 @@ func (r *Run) window() (lo, hi int) {
 		return blk.lo, blk.hi
 	}
 	return blk.lo, len(r.canvas)
+}
+
+func randomSeed() uint32 {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return binary.LittleEndian.Uint32(b[:])
 }
