@@ -44,6 +44,8 @@ type Config struct {
 	NPredict   int                   // default max tokens (-1: until the context is full)
 	CacheReuse int                   // --cache-reuse (prefix reuse is always on with cache_prompt)
 	Sampling   SamplingParams        // defaults for requests (DefaultSampling if zero)
+	// Diffusion holds the request defaults of a diffusion model.
+	Diffusion DiffusionOptions
 
 	// Speculator, when set, builds the speculative decoder over the
 	// server's session (NSeq = Parallel); cmd/waggle wires --spec-type and

@@ -56,6 +56,7 @@ type rawRequest struct {
 	NKeep               *int             `json:"n_keep"`
 	NDiscard            *int             `json:"n_discard"`
 	specRequest
+	diffusionRequest
 }
 
 type streamOptions struct {

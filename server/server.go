@@ -32,6 +32,9 @@ type Server struct {
 	routeMap atomic.Pointer[map[string]map[string]route]
 	// specClose releases what the speculative strategies hold.
 	specClose func() error
+	// diff serves a diffusion model in place of sess and sched (nil for
+	// an autoregressive model); see diffusion.go.
+	diff *diffScheduler
 }
 
 // attachSpeculator builds the configured Speculator over the session.
@@ -60,6 +63,11 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if dm, ok := cfg.Model.(engine.DiffusionModel); ok {
+		s := &Server{cfg: cfg, tmpl: tmpl, metrics: &metrics{}, started: time.Now()}
+		s.http = s.newHTTP()
+		return newDiffusionServer(cfg, s, dm)
+	}
 	opts, err := cfg.sessionOptions()
 	if err != nil {
 		return nil, err
@@ -78,18 +86,23 @@ func New(cfg Config) (*Server, error) {
 	if err := s.attachSpeculator(); err != nil {
 		return nil, err
 	}
-	s.http = &fasthttp.Server{
+	s.http = s.newHTTP()
+	go s.sched.run()
+	return s, nil
+}
+
+// newHTTP is the fasthttp server of s.
+func (s *Server) newHTTP() *fasthttp.Server {
+	return &fasthttp.Server{
 		Handler:            s.handle,
 		Name:               "waggle",
-		MaxRequestBodySize: cfg.MaxBodyBytes,
-		ReadTimeout:        cfg.Timeout,
-		IdleTimeout:        cfg.Timeout,
+		MaxRequestBodySize: s.cfg.MaxBodyBytes,
+		ReadTimeout:        s.cfg.Timeout,
+		IdleTimeout:        s.cfg.Timeout,
 		CloseOnShutdown:    true,
 		ErrorHandler:       s.transportError,
 		NoDefaultDate:      true,
 	}
-	go s.sched.run()
-	return s, nil
 }
 
 // pickTemplate resolves --chat-template, then the GGUF's, then chatml.
@@ -110,14 +123,27 @@ func pickTemplate(cfg *Config) (*chat.Template, error) {
 
 // NCtx is the per-slot context size in effect (llama.cpp's n_ctx_seq):
 // CtxSize/Parallel, or CtxSize with a unified KV pool.
-func (s *Server) NCtx() int { return s.sched.nCtx }
+func (s *Server) NCtx() int {
+	if s.diff != nil {
+		return s.diff.nCtx
+	}
+	return s.sched.nCtx
+}
 
 // NumSlots is the number of slots (Config.Parallel after auto).
-func (s *Server) NumSlots() int { return len(s.sched.slots) }
+func (s *Server) NumSlots() int {
+	if s.diff != nil {
+		return len(s.diff.slots)
+	}
+	return len(s.sched.slots)
+}
 
 // KVReport describes the KV cache for the start-up log: slots, cells and
 // memory.
 func (s *Server) KVReport() string {
+	if s.diff != nil {
+		return s.diff.describe()
+	}
 	o, c := s.sess.Options(), s.sess.Cache()
 	k, v := c.Bytes()
 	mib := float64(k+v) / (1 << 20)
@@ -137,7 +163,11 @@ func (s *Server) Serve(ln net.Listener) error { return s.http.Serve(ln) }
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.stopping.Store(true)
 	err := s.http.ShutdownWithContext(ctx)
-	s.sched.stop()
+	if s.diff != nil {
+		s.diff.stop()
+	} else {
+		s.sched.stop()
+	}
 	if s.specClose != nil {
 		if e := s.specClose(); e != nil && err == nil {
 			err = e
@@ -156,6 +186,9 @@ type route struct {
 }
 
 func (s *Server) routes() map[string]map[string]route {
+	if s.diff != nil {
+		return s.diffusionRoutes()
+	}
 	gen := func(fn func(*fasthttp.RequestCtx)) map[string]route { return map[string]route{"POST": {fn: fn}} }
 	get := func(fn func(*fasthttp.RequestCtx), public bool) map[string]route {
 		return map[string]route{"GET": {fn: fn, public: public}}
@@ -196,7 +229,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		path = "/"
 	}
 	methods, ok := s.routeTable()[path]
-	if !ok && strings.HasPrefix(path, slotActionPrefix) {
+	if !ok && s.diff == nil && strings.HasPrefix(path, slotActionPrefix) {
 		methods, ok = map[string]route{"POST": {fn: func(ctx *fasthttp.RequestCtx) { s.handleSlotAction(ctx, path) }}}, true
 	}
 	if !ok {

@@ -54,6 +54,7 @@ type serveCmd struct {
 	Seed            int64   `short:"s" help:"Default seed (-1: random)." default:"-1"`
 
 	specFlags
+	diffusionServeFlags
 }
 
 func (c *serveCmd) Run() error {
@@ -179,6 +180,9 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 	cfg.NPredict, cfg.CacheReuse = c.NPredict, c.CacheReuse
 	cfg.CacheRAMMiB, cfg.ContextShift, cfg.SlotSavePath = c.CacheRAM, c.ContextShift, c.SlotSavePath
 	cfg.APIKey, cfg.MaxQueue, cfg.Timeout = c.APIKey, c.MaxQueue, time.Duration(c.Timeout)*time.Second
+	if cfg.Diffusion, err = c.diffusionServeFlags.options(); err != nil {
+		return cfg, err
+	}
 	cfg.Sampling = server.DefaultSampling()
 	cfg.Sampling.Temp = c.Temp
 	if c.Seed >= 0 {

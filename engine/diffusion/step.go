@@ -204,6 +204,29 @@ func (r *Run) Finish() {
 		}
 	}
 	r.step++
+	if r.blockFinished() {
+		r.commitBlock()
+		r.done = r.done || r.b >= len(r.blocks)
+	}
+}
+
+// blockFinished reports whether the current block is over: its steps are
+// spent, it settled (uniform noise), or no mask is left in it. Committing
+// it right away lets a server send it without waiting for another forward.
+func (r *Run) blockFinished() bool {
+	if r.step >= r.steps || r.settled {
+		return true
+	}
+	if r.info.UniformNoise {
+		return false
+	}
+	blk := r.blocks[r.b]
+	for _, t := range r.canvas[blk.lo:blk.hi] {
+		if t == r.info.MaskToken {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *Run) write(p int, tok int32) {
