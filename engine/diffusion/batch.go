@@ -14,13 +14,16 @@ import (
 type Batch struct {
 	d        engine.Denoiser
 	canvases []engine.Canvas
-	runs     []*Run // the runs of canvases, in order
+	runs     []*Run                           // the runs of canvases, in order
+	visitFn  func(k, i int, logits []float32) // b.visit, bound once
 }
 
 // NewBatch makes a batch driver over d.
 func NewBatch(d engine.Denoiser) *Batch {
 	n := d.Options().NSeq
-	return &Batch{d: d, canvases: make([]engine.Canvas, 0, n), runs: make([]*Run, 0, n)}
+	b := &Batch{d: d, canvases: make([]engine.Canvas, 0, n), runs: make([]*Run, 0, n)}
+	b.visitFn = b.visit
+	return b
 }
 
 // Step advances every run of runs by one denoising step; run k uses the
@@ -46,7 +49,7 @@ func (b *Batch) Step(runs []*Run, seqs []int) (int, error) {
 	if len(b.runs) == 0 {
 		return 0, nil
 	}
-	err := b.d.Denoise(b.canvases, b.visit)
+	err := b.d.Denoise(b.canvases, b.visitFn)
 	if err != nil {
 		return 0, err
 	}

@@ -139,6 +139,7 @@ func NewRun(info *engine.DiffusionInfo, nVocab int, cfg Config, prompt []int32, 
 	}
 	r.allocStep(n)
 	r.stats.PromptN, r.stats.CanvasN = len(prompt), n
+	r.stats.BlockSteps = make([]int, 0, len(r.blocks))
 	return r, nil
 }
 

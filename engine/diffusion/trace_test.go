@@ -119,3 +119,36 @@ func checkFinal(t *testing.T, l *engine.Loaded, tr *golden.Trace, got []int32) {
 		t.Errorf("text %q, llama.cpp %q", text, want)
 	}
 }
+
+// TestWarmStepAllocs: once warm, a denoising step (the forward, the
+// sampler chain over every masked position and the transfer) allocates
+// nothing.
+func TestWarmStepAllocs(t *testing.T) {
+	l, dm, g := loadFixture(t, "synth-llada-spm-f32")
+	_ = l
+	tr := &g.Traces[len(g.Traces)-2] // top-k 40, top-p 0.95, temperature 0.8
+	cfg := traceConfig(dm, tr)
+	cfg.Steps = 40 // 10 per block: the measured steps cross block boundaries
+	cfg.BlockLength, cfg.CLIBlocks = 32, false
+	r, err := diffusion.NewRun(dm.Diffusion(), dm.Info().NVocab, cfg, tr.PromptIDs, diffusion.Options{Canvas: 128})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := dm.NewDenoiser(engine.DenoiserOptions{NCtx: 256, Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := diffusion.NewBatch(d)
+	runs, seqs := []*diffusion.Run{r}, []int{0}
+	step := func() {
+		if _, err := b.Step(runs, seqs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step()
+	for i := range 15 { // one step at a time: AllocsPerRun rounds an average down
+		if n := testing.AllocsPerRun(1, step); n != 0 {
+			t.Fatalf("warm step %d allocates %v times", i, n)
+		}
+	}
+}

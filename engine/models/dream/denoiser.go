@@ -100,6 +100,9 @@ func (m *Model) NewDenoiser(o engine.DenoiserOptions) (engine.Denoiser, error) {
 	if m.v.moe {
 		d.experts = moe.NewScratch(hp.moe, nb)
 	}
+	for i := range d.prefix {
+		d.prefix[i] = make([]int32, 0, o.NCtx)
+	}
 	// The output head runs over chunks of at most 16 Mi logits (64 MiB),
 	// so a large vocabulary never holds a whole canvas of logits.
 	d.outChunk = max(1, min(nb, (16<<20)/hp.nVocab))
