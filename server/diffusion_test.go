@@ -77,13 +77,14 @@ func chatContent(t *testing.T, ts *testServer, body string) (string, string, map
 }
 
 // directAnswer runs the decoder on its own with the server's defaults for
-// a greedy request of maxTokens on prompt.
-func directAnswer(t *testing.T, l *engine.Loaded, prompt []int32, maxTokens int) string {
+// a greedy request of maxTokens on prompt with steps steps over blocks of
+// 12.
+func directAnswer(t *testing.T, l *engine.Loaded, prompt []int32, maxTokens, steps int) string {
 	t.Helper()
 	dm := l.Model.(engine.DiffusionModel)
 	cfg := baseConfig(dm.Diffusion(), DiffusionOptions{})
-	canvas := (maxTokens + 31) / 32 * 32
-	cfg.Greedy, cfg.Steps = true, canvas
+	canvas := (maxTokens + 11) / 12 * 12
+	cfg.Greedy, cfg.Steps, cfg.BlockLength = true, steps, 12
 	r, err := diffusion.NewRun(dm.Diffusion(), dm.Info().NVocab, cfg, prompt, diffusion.Options{Canvas: canvas, IsEOG: l.Tokenizer.IsEOG})
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +97,11 @@ func directAnswer(t *testing.T, l *engine.Loaded, prompt []int32, maxTokens int)
 		t.Fatal(err)
 	}
 	toks := r.Committed()
-	return l.Tokenizer.Decode(toks[:min(len(toks), maxTokens)], false, false)
+	text := "" // piece by piece, as llama-server reports generated text
+	for _, tok := range toks[:min(len(toks), maxTokens)] {
+		text += l.Tokenizer.Piece(tok, false)
+	}
+	return text
 }
 
 func chatPromptTokens(t *testing.T, ts *testServer, user string) []int32 {
@@ -110,19 +115,19 @@ func chatPromptTokens(t *testing.T, ts *testServer, user string) []int32 {
 }
 
 // TestDiffusionChatMatchesDecoder: a greedy chat request on LLaDA answers
-// what the decoder gives on its own (blocks of 32, one step per position,
-// reference-greedy ranking), cut to max_tokens with finish_reason length,
-// and reports its denoising steps per block.
+// what the decoder gives on its own (blocks of 12, the steps shared among
+// them, reference-greedy ranking), cut to max_tokens with finish_reason
+// length, and reports its denoising steps per block.
 func TestDiffusionChatMatchesDecoder(t *testing.T) {
 	l := loadDiffusion(t, "synth-llada-spm-f32")
 	ts := newDiffusionTestServer(t, l, l.Model, nil)
-	got, finish, tm := chatContent(t, ts, `{"messages":[{"role":"user","content":"Once upon a time"}],"max_tokens":40,"temperature":0}`)
-	want := directAnswer(t, l, chatPromptTokens(t, ts, "Once upon a time"), 40)
+	got, finish, tm := chatContent(t, ts, `{"messages":[{"role":"user","content":"Once upon a time"}],"max_tokens":20,"temperature":0,"diffusion_steps":6,"diffusion_block_length":12}`)
+	want := directAnswer(t, l, chatPromptTokens(t, ts, "Once upon a time"), 20, 6)
 	if got != want || finish != "length" {
 		t.Fatalf("answer %q (%s), decoder alone %q (length)", got, finish, want)
 	}
 	d := tm["diffusion"].(map[string]any)
-	if fmt.Sprint(d["steps_per_block"]) != "[32 32]" || d["steps"].(float64) != 64 || tm["predicted_n"].(float64) != 40 {
+	if fmt.Sprint(d["steps_per_block"]) != "[3 3]" || d["steps"].(float64) != 6 || tm["predicted_n"].(float64) != 20 {
 		t.Fatalf("timings %v", tm)
 	}
 }
@@ -132,7 +137,7 @@ func TestDiffusionChatMatchesDecoder(t *testing.T) {
 func TestDiffusionStreamsBlocks(t *testing.T) {
 	l := loadDiffusion(t, "synth-dream-spm-f32")
 	ts := newDiffusionTestServer(t, l, l.Model, nil)
-	req := `{"messages":[{"role":"user","content":"Tell me"}],"max_tokens":90,"seed":7,"temperature":0.7,"diffusion_block_length":30,"diffusion_steps":45%s}`
+	req := `{"messages":[{"role":"user","content":"Tell me"}],"max_tokens":30,"seed":7,"temperature":0.7,"diffusion_block_length":10,"diffusion_steps":9%s}`
 	whole, _, _ := chatContent(t, ts, fmt.Sprintf(req, ""))
 	code, body := ts.do(t, "POST", "/v1/chat/completions", fmt.Sprintf(req, `,"stream":true`))
 	if code != 200 {
@@ -173,9 +178,9 @@ func TestDiffusionConcurrentRequests(t *testing.T) {
 	l := loadDiffusion(t, "synth-dream-spm-f32")
 	ts := newDiffusionTestServer(t, l, l.Model, nil)
 	bodies := []string{
-		`{"messages":[{"role":"user","content":"Once upon a time"}],"max_tokens":40,"temperature":0}`,
-		`{"messages":[{"role":"user","content":"The quick brown fox"}],"max_tokens":64,"seed":3,"diffusion_steps":32}`,
-		`{"prompt":"A story","max_tokens":20,"seed":11,"temperature":1.1,"top_k":0,"diffusion_algorithm":"entropy-bound"}`,
+		`{"messages":[{"role":"user","content":"Once upon a time"}],"max_tokens":16,"temperature":0,"diffusion_steps":4,"diffusion_block_length":8}`,
+		`{"messages":[{"role":"user","content":"The quick brown fox"}],"max_tokens":20,"seed":3,"diffusion_steps":6,"diffusion_block_length":10}`,
+		`{"prompt":"A story","max_tokens":10,"seed":11,"temperature":1.1,"top_k":0,"diffusion_algorithm":"entropy-bound","entropy_bound":2}`,
 	}
 	paths := []string{"/v1/chat/completions", "/v1/chat/completions", "/v1/completions"}
 	alone := make([]string, len(bodies))
@@ -433,21 +438,19 @@ func TestDiffusionCancelFreesCanvas(t *testing.T) {
 			}
 		}
 	}
-	conn.Close()          // the client leaves mid-answer
-	fake.free.Store(true) // let the steps run until the server notices
-	go func() {           // and release a step caught waiting
+	conn.Close() // the client leaves mid-answer
+	// Step on slowly, giving the stream's writer time to fail on the closed
+	// connection, until the server releases the sequence.
+	for i := 0; !slices.Contains(fake.calls(), "release 0"); i++ {
+		if i == 45 {
+			t.Fatalf("the cancelled stream's sequence was not released: %v", fake.calls())
+		}
+		time.Sleep(30 * time.Millisecond)
 		select {
 		case <-fake.entered:
 			fake.gate <- struct{}{}
-		case <-time.After(time.Second):
+		case <-time.After(30 * time.Millisecond):
 		}
-	}()
-	deadline := time.Now().Add(5 * time.Second)
-	for !slices.Contains(fake.calls(), "release 0") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the cancelled stream's sequence was not released: %v", fake.calls())
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 	steps := 0
 	for _, c := range fake.calls() {
@@ -458,6 +461,7 @@ func TestDiffusionCancelFreesCanvas(t *testing.T) {
 	if steps >= 50 {
 		t.Fatalf("%d steps: the cancelled answer ran to the end", steps)
 	}
+	fake.free.Store(true)
 	fake.mu.Lock()
 	fake.eogAt = 0
 	fake.mu.Unlock()
