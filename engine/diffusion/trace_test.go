@@ -1,3 +1,9 @@
+// The traces run hundreds of forwards; the decoder has no assembly, so
+// the purego build (CI's no-assembly step) leaves them to the assembly
+// build and checks the generic forward by the models' parity tests.
+
+//go:build !purego
+
 package diffusion_test
 
 import (
