@@ -168,7 +168,7 @@ func (d *diffScheduler) requestConfig(r *rawRequest, smp SamplingParams) (diffus
 	if c.TopP <= 0 {
 		c.TopP = 1
 	}
-	c.Seed = smp.Seed
+	c.Seed, c.ExcludeMask = smp.Seed, true
 	if d.info.UniformNoise {
 		c.Algorithm = diffusion.EntropyBound
 	}

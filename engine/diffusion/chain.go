@@ -25,14 +25,15 @@ type chain struct {
 	topK  int
 	topP  float32
 	temp  float32
+	skip  int32   // a token id never proposed (-1: none)
 	rng   mt19937 // dist's own generator, seeded with the seed
 	cands []candidate
 	cur   []candidate // the survivors of the last sample
 	sel   int         // index of the drawn token in cur
 }
 
-func newChain(topK int, topP, temp float32, seed uint32, nVocab int) *chain {
-	c := &chain{topK: topK, topP: topP, temp: temp, cands: make([]candidate, nVocab)}
+func newChain(topK int, topP, temp float32, seed uint32, nVocab int, skip int32) *chain {
+	c := &chain{topK: topK, topP: topP, temp: temp, skip: skip, cands: make([]candidate, nVocab)}
 	c.rng.seed(seed)
 	return c
 }
@@ -44,6 +45,9 @@ func (c *chain) sample(logits []float32) int32 {
 	cs := c.cands[:len(logits)]
 	for i, l := range logits {
 		cs[i] = candidate{id: int32(i), logit: l}
+	}
+	if c.skip >= 0 && int(c.skip) < len(cs) {
+		cs[c.skip].logit = float32(math.Inf(-1))
 	}
 	sorted := false
 	if c.topK > 0 {

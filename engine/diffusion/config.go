@@ -104,6 +104,11 @@ type Config struct {
 	// reference decoders' (softmax at T = 1; see refConfidence): the
 	// deterministic mode of the LLaDA and Dream references at T = 0.
 	Greedy bool
+	// ExcludeMask keeps the mask token out of the sampler chain's
+	// candidates (its logit becomes −Inf), so a step never writes a mask
+	// back; llama-diffusion-cli does not, and may. Greedy and EntropyBound
+	// always exclude it.
+	ExcludeMask bool
 	// AddGumbelNoise is llama-diffusion-cli's --diffusion-add-gumbel-noise:
 	// with Temp > 0 it draws n_vocab doubles from the generator each step.
 	// The CLI applies the noise to logits row 0 only, which no canvas

@@ -135,7 +135,11 @@ func NewRun(info *engine.DiffusionInfo, nVocab int, cfg Config, prompt []int32, 
 		if seed == RandomSeed {
 			seed = randomSeed()
 		}
-		r.chain = newChain(cfg.TopK, cfg.TopP, cfg.Temp, seed, nVocab)
+		skip := int32(-1)
+		if cfg.ExcludeMask || cfg.Algorithm == EntropyBound {
+			skip = info.MaskToken
+		}
+		r.chain = newChain(cfg.TopK, cfg.TopP, cfg.Temp, seed, nVocab, skip)
 	}
 	r.allocStep(n)
 	r.stats.PromptN, r.stats.CanvasN = len(prompt), n

@@ -141,7 +141,7 @@ func (r *Run) Observe(i int, logits []float32) {
 	lo, _ := r.window()
 	p, s := lo+i, &r.st
 	if r.info.UniformNoise {
-		st := stats(logits, float64(s.invT))
+		st := stats(logits, float64(s.invT), -1)
 		r.argmax[p] = st.argmax
 		s.score[p] = float64(float32(st.entropy))
 		s.chosen[p] = sampleInverse(logits, &st, float64(s.invT), float64(s.u[p]))
@@ -154,14 +154,14 @@ func (r *Run) Observe(i int, logits []float32) {
 		if r.cfg.Temp > 0 && !r.cfg.Greedy {
 			invT = 1 / float64(r.cfg.Temp)
 		}
-		st := stats(logits, invT)
+		st := stats(logits, invT, r.info.MaskToken)
 		s.score[j] = st.entropy
 		s.chosen[j] = st.argmax
 		if r.chain != nil {
 			s.chosen[j] = r.chain.sample(logits)
 		}
 	case r.cfg.Greedy:
-		st := stats(logits, 1)
+		st := stats(logits, 1, r.info.MaskToken)
 		s.chosen[j], s.score[j] = st.argmax, refConfidence(&st, r.cfg.Algorithm)
 	default:
 		s.chosen[j] = r.chain.sample(logits)

@@ -127,7 +127,7 @@ func TestUniformNoiseTrace(t *testing.T) {
 func TestStats(t *testing.T) {
 	logits := []float32{0.5, 3, -1, 3, 2.25, -7, 1}
 	for _, invT := range []float64{1, 1.25, 0.5} {
-		st := stats(logits, invT)
+		st := stats(logits, invT, -1)
 		p := make([]float64, len(logits))
 		var s float64
 		for i, l := range logits {
@@ -142,8 +142,12 @@ func TestStats(t *testing.T) {
 		if st.argmax != 1 || st.max != 3 || st.second != 3 {
 			t.Errorf("invT %v: argmax %d max %v second %v, want 1 3 3", invT, st.argmax, st.max, st.second)
 		}
-		if math.Abs(st.entropy-h) > 1e-12 || math.Abs(st.pMax()-p[1]) > 1e-12 || math.Abs(st.margin(invT)) > 1e-12 {
-			t.Errorf("invT %v: entropy %v pmax %v margin %v, want %v %v 0", invT, st.entropy, st.pMax(), st.margin(invT), h, p[1])
+		if math.Abs(st.entropy-h) > 1e-12 || math.Abs(st.pMax(invT)-p[1]) > 1e-12 || math.Abs(st.margin(invT)) > 1e-12 {
+			t.Errorf("invT %v: entropy %v pmax %v margin %v, want %v %v 0", invT, st.entropy, st.pMax(invT), st.margin(invT), h, p[1])
+		}
+		sk := stats(logits, invT, 1) // the mask token (1) is no candidate
+		if sk.argmax != 3 || sk.entropy != st.entropy || math.Abs(sk.pMax(invT)-p[3]) > 1e-12 || math.Abs(sk.margin(invT)-(p[3]-p[4])) > 1e-12 {
+			t.Errorf("invT %v, skipping 1: argmax %d pmax %v margin %v, want 3 %v %v", invT, sk.argmax, sk.pMax(invT), sk.margin(invT), p[3], p[3]-p[4])
 		}
 		for _, u := range []float64{0, 0.3, 0.999999} {
 			cum, want := 0.0, int32(len(p)-1)
