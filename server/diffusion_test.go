@@ -22,7 +22,7 @@ import (
 	"github.com/waggle-llm/waggle/internal/testenv"
 )
 
-func loadDiffusion(t *testing.T, stem string) *engine.Loaded {
+func loadDiffusion(t testing.TB, stem string) *engine.Loaded {
 	t.Helper()
 	l, err := engine.LoadFile(testenv.Model(t, filepath.Join("diffusion", stem+".gguf")))
 	if err != nil {
