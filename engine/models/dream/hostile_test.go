@@ -117,10 +117,10 @@ func TestDenoiserRejects(t *testing.T) {
 	nop := func(int, int, []float32) {}
 	for _, cs := range [][]engine.Canvas{
 		nil,
-		{{Seq: 1, Tokens: []int32{512}}},                               // no prefix
-		{{Seq: 0}},                                                     // empty canvas
-		{{Seq: 0, Tokens: make([]int32, 31)}},                          // past the context
-		{{Seq: 0, Tokens: []int32{-1}}},                                // bad token
+		{{Seq: 1, Tokens: []int32{512}}},      // no prefix
+		{{Seq: 0}},                            // empty canvas
+		{{Seq: 0, Tokens: make([]int32, 31)}}, // past the context
+		{{Seq: 0, Tokens: []int32{-1}}},       // bad token
 		{{Seq: 0, Tokens: []int32{512, 512}, Need: []bool{true}}},      // Need of the wrong length
 		{{Seq: 0, Tokens: []int32{512}}, {Seq: 0, Tokens: []int32{5}}}, // one sequence twice
 	} {
