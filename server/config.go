@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"time"
 
 	"github.com/waggle-llm/waggle/engine"
@@ -44,6 +45,7 @@ type Config struct {
 	NPredict   int                   // default max tokens (-1: until the context is full)
 	CacheReuse int                   // --cache-reuse (prefix reuse is always on with cache_prompt)
 	Sampling   SamplingParams        // defaults for requests (DefaultSampling if zero)
+	LoopGuard  LoopGuardParams       // reasoning loop guard defaults (DefaultLoopGuard if zero)
 	// Diffusion holds the request defaults of a diffusion model.
 	Diffusion DiffusionOptions
 
@@ -111,8 +113,14 @@ func (c *Config) fill() error {
 	if c.Timeout <= 0 {
 		c.Timeout = 600 * time.Second
 	}
-	if c.Sampling == (SamplingParams{}) {
+	if reflect.ValueOf(c.Sampling).IsZero() {
 		c.Sampling = DefaultSampling()
+	}
+	if c.LoopGuard == (LoopGuardParams{}) {
+		c.LoopGuard = DefaultLoopGuard()
+	}
+	if _, err := c.LoopGuard.Validate(); err != nil {
+		return fmt.Errorf("server: --reasoning-loop-*: %w", err)
 	}
 	if c.CacheRAMMiB < -1 {
 		return errors.New("server: --cache-ram must be -1 (no limit), 0 (off) or a size in MiB")

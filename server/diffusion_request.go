@@ -110,8 +110,15 @@ func (s *Server) newDiffusionJob(r *rawRequest, prompts [][]int32, prefix string
 	return j, nil
 }
 
-// diffusionUnsupported refuses what a denoiser cannot give.
+// diffusionUnsupported refuses what a denoiser cannot give: token
+// probabilities, speculation, and sampler settings beyond temperature,
+// top_k, top_p and seed set to anything but their neutral value (a
+// diffusion step samples each position with llama-diffusion-cli's chain,
+// which has no penalties, min-p, mirostat, DRY, XTC or biases).
 func (r *rawRequest) diffusionUnsupported() *apiError {
+	if f := r.diffusionSamplerField(); f != "" {
+		return badRequest(f, "%s does not apply to a diffusion model (it samples with temperature, top_k and top_p)", f)
+	}
 	lp := strings.TrimSpace(string(r.Logprobs))
 	switch {
 	case lp != "" && lp != "null" && lp != "false" && lp != "0":
@@ -249,4 +256,31 @@ func baseConfig(info *engine.DiffusionInfo, o DiffusionOptions) diffusion.Config
 		c.Bound = o.EntropyBound
 	}
 	return c
+}
+
+// diffusionSamplerField names the first sampling field of r set to a
+// value that changes sampling, other than those a diffusion step honours.
+func (r *rawRequest) diffusionSamplerField() string {
+	differs := func(v *float64, neutral float64) bool { return v != nil && *v != neutral }
+	raw := func(m json.RawMessage) bool {
+		t := strings.TrimSpace(string(m))
+		return t != "" && t != "null" && t != "{}" && t != "[]"
+	}
+	for _, f := range []struct {
+		set  bool
+		name string
+	}{
+		{differs(r.MinP, 0), "min_p"}, {differs(r.TypicalP, 1), "typical_p"},
+		{differs(r.RepeatPenalty, 1), "repeat_penalty"}, {differs(r.PresencePenalty, 0), "presence_penalty"},
+		{differs(r.FrequencyPenalty, 0), "frequency_penalty"}, {r.TopNSigma != nil && *r.TopNSigma > 0, "top_n_sigma"},
+		{differs(r.DynatempRange, 0), "dynatemp_range"}, {differs(r.XTCProbability, 0), "xtc_probability"},
+		{r.Mirostat != nil && *r.Mirostat != 0, "mirostat"}, {differs(r.DryMultiplier, 0), "dry_multiplier"},
+		{r.AdaptiveTarget != nil && *r.AdaptiveTarget >= 0, "adaptive_target"}, {raw(r.Samplers), "samplers"},
+		{raw(r.LogitBias), "logit_bias"}, {r.IgnoreEOS != nil && *r.IgnoreEOS, "ignore_eos"},
+	} {
+		if f.set {
+			return f.name
+		}
+	}
+	return ""
 }

@@ -234,6 +234,10 @@ func TestDiffusionRejects(t *testing.T) {
 		{`{"prompt":"x","diffusion_eps":1.5}`, "diffusion_eps"},
 		{`{"prompt":"x","diffusion_block_length":0}`, "diffusion_block_length"},
 		{`{"prompt":"x","entropy_bound":-1}`, "entropy_bound"},
+		{`{"prompt":"x","min_p":0.1}`, "min_p"},
+		{`{"prompt":"x","frequency_penalty":0.5}`, "frequency_penalty"},
+		{`{"prompt":"x","logit_bias":{"5":-100}}`, "logit_bias"},
+		{`{"prompt":"x","mirostat":2}`, "mirostat"},
 	} {
 		path := "/v1/completions"
 		if strings.Contains(tc.body, "messages") {

@@ -3,6 +3,9 @@ package server
 import (
 	"strings"
 	"testing"
+
+	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/internal/demomodel"
 )
 
 // FuzzRequestDecoder feeds arbitrary bodies through the decoder and every
@@ -39,4 +42,62 @@ func FuzzRequestDecoder(f *testing.F) {
 			normaliseMessage(m, i)
 		}
 	})
+}
+
+// FuzzSamplingFields feeds arbitrary bodies through llama.cpp's sampling
+// fields (logit_bias in every form, samplers, DRY breakers, the loop guard)
+// and builds the sampler from the result: a 400 or a sampler, never a
+// panic.
+func FuzzSamplingFields(f *testing.F) {
+	for _, s := range []string{
+		`{"logit_bias":{"5":1.5,"hello":false,"12":-100},"ignore_eos":true}`,
+		`{"logit_bias":[[5,1],["time",false],[1.5,2]],"samplers":"edskypmxt"}`,
+		`{"samplers":["top_k","dry","xtc","adaptive_p"],"dry_multiplier":1,"dry_sequence_breakers":["\n","once upon"]}`,
+		`{"mirostat":2,"mirostat_tau":0,"mirostat_eta":1e9,"top_n_sigma":1e9,"min_keep":1000000}`,
+		`{"reasoning_loop_guard":"stop","reasoning_loop_window":96,"reasoning_loop_max_period":32,"reasoning_loop_min_coverage":48,"reasoning_loop_min_tokens":48}`,
+		`{"logit_bias":{"":1}}`, `{"logit_bias":[]}`, `{"samplers":[]}`, `{"dry_sequence_breakers":[""]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	ts := newFuzzServer(f)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var r rawRequest
+		if e := decodeRequest(body, &r); e != nil {
+			return
+		}
+		p, e := r.sampling(DefaultSampling())
+		if e == nil {
+			e = ts.applySampling(&r.samplingRequest, &p)
+		}
+		if _, e2 := r.loopGuard(DefaultLoopGuard()); e == nil && e2 != nil {
+			e = e2
+		}
+		if e != nil {
+			if e.Status != 400 || e.Param == "" {
+				t.Fatalf("status %d, param %q: %s", e.Status, e.Param, e.Message)
+			}
+			return
+		}
+		p.NCtx = 256
+		if _, err := ts.cfg.NewSampler(p, ts.cfg.Tokenizer.NVocab()); err != nil {
+			samplerError(err)
+		}
+	})
+}
+
+// newFuzzServer is a Server with just enough (the demo tokenizer and the
+// full sampler factory) for the request resolvers.
+func newFuzzServer(f *testing.F) *Server {
+	data, err := demomodel.Build()
+	if err != nil {
+		f.Fatal(err)
+	}
+	l, err := engine.LoadBytes(data)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { l.Close() })
+	cfg := ConfigFor(l)
+	cfg.NewSampler = fullSampler(l.Tokenizer)
+	return &Server{cfg: cfg}
 }

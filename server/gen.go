@@ -42,10 +42,17 @@ func (s *Server) newJob(r *rawRequest, prompts [][]int32, prefix string, chatMod
 		return nil, e
 	}
 	smp, e := r.sampling(s.cfg.Sampling)
+	if e == nil {
+		e = s.applySampling(&r.samplingRequest, &smp)
+	}
 	if e != nil {
 		return nil, e
 	}
 	smp.NCtx = s.NCtx()
+	guard, e := r.loopGuard(s.cfg.LoopGuard)
+	if e != nil {
+		return nil, e
+	}
 	nPredict, e := r.maxTokens(s.cfg.NPredict)
 	if e != nil {
 		return nil, e
@@ -81,7 +88,7 @@ func (s *Server) newJob(r *rawRequest, prompts [][]int32, prefix string, chatMod
 			if err != nil {
 				return nil, err
 			}
-			t.specOpts = specOpts
+			t.specOpts, t.guard = specOpts, guard
 			t.specOn = s.wantsSpec(specOpts, want, t.smp)
 			if !t.specOn {
 				for _, tok := range p {
@@ -127,7 +134,7 @@ func (s *Server) newTask(r *rawRequest, p []int32, smp SamplingParams, nPredict,
 	}
 	sampler, err := s.cfg.NewSampler(smp, s.cfg.Tokenizer.NVocab())
 	if err != nil {
-		return nil, badRequest("", "%v", err)
+		return nil, samplerError(err)
 	}
 	t := &task{prompt: p, sampling: smp, nPredict: nPredict, smp: sampler, thinkBudget: s.cfg.ReasoningBudget}
 	t.cachePrompt = r.CachePrompt == nil || *r.CachePrompt

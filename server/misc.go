@@ -117,14 +117,10 @@ func (s *Server) handleMetrics(ctx *fasthttp.RequestCtx) {
 // (n_ctx_seq: -c/-np, or -c with a unified KV pool) as
 // default_generation_settings.n_ctx, not the -c total.
 func (s *Server) handleProps(ctx *fasthttp.RequestCtx) {
-	p := s.cfg.Sampling
 	s.writeJSON(ctx, map[string]any{
 		"default_generation_settings": map[string]any{
 			"id": 0, "n_ctx": s.NCtx(), "speculative": s.speculates(), "is_processing": false,
-			"params": map[string]any{"n_predict": s.cfg.NPredict, "temperature": p.Temp, "top_k": p.TopK,
-				"top_p": p.TopP, "min_p": p.MinP, "typical_p": p.TypicalP, "repeat_penalty": p.RepeatPenalty,
-				"repeat_last_n": p.RepeatLastN, "presence_penalty": p.PresencePenalty,
-				"frequency_penalty": p.FrequencyPenalty, "seed": p.Seed},
+			"params": s.defaultSettings(),
 		},
 		"total_slots": len(s.sched.slots), "model_path": s.cfg.ModelPath, "chat_template": s.tmpl.Source(),
 		"modalities": map[string]bool{"vision": false, "audio": false}, "build_info": "waggle",

@@ -62,13 +62,17 @@ func (s *Server) handleNative(ctx *fasthttp.RequestCtx) {
 
 func (s *Server) nativeFinal(j *job, ev event, content string) map[string]any {
 	_, tm := j.totals([]event{ev})
-	return map[string]any{
+	m := map[string]any{
 		"index": ev.index, "content": content, "id_slot": ev.slot, "stop": true, "model": j.model,
 		"tokens_predicted": ev.predictedN, "tokens_evaluated": ev.promptN + ev.cachedN,
-		"tokens_cached": ev.cachedN, "stop_type": ev.stopType, "stopping_word": ev.stopWord,
-		"truncated": ev.truncated, "timings": tm,
-		"generation_settings": map[string]any{"n_ctx": s.NCtx(), "model": j.model},
+		"tokens_cached": ev.cachedN, "stop_type": ev.stopType, "stop_detail": ev.stopDetail,
+		"stopping_word": ev.stopWord, "truncated": ev.truncated, "timings": tm,
+		"generation_settings": s.taskSettings(j, j.tasks[ev.index]),
 	}
+	if ev.loop != nil {
+		m["loop_guard"] = ev.loop.json()
+	}
+	return m
 }
 
 // nativeProbs is llama.cpp's completion_probabilities shape.

@@ -56,6 +56,7 @@ type rawRequest struct {
 	NKeep               *int             `json:"n_keep"`
 	NDiscard            *int             `json:"n_discard"`
 	specRequest
+	samplingRequest
 	diffusionRequest
 }
 
@@ -84,11 +85,24 @@ func decodeRequest(body []byte, v any) *apiError {
 	if err := json.Unmarshal(body, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return badRequest(te.Field, "field %q must be %s, got JSON %s", te.Field, te.Type.String(), te.Value)
+			f := jsonField(te.Field)
+			return badRequest(f, "field %q must be %s, got JSON %s", f, te.Type.String(), te.Value)
 		}
 		return badRequest("", "invalid JSON body: %v", err)
 	}
 	return nil
+}
+
+// jsonField drops the Go names of embedded structs (specRequest,
+// samplingRequest, ...) that encoding/json puts in front of a field's path.
+func jsonField(path string) string {
+	for {
+		head, rest, ok := strings.Cut(path, ".")
+		if !ok || !strings.HasSuffix(head, "Request") {
+			return path
+		}
+		path = rest
+	}
 }
 
 // checkDepth rejects JSON nested deeper than limit before it is decoded.

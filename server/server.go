@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -32,6 +33,9 @@ type Server struct {
 	routeMap atomic.Pointer[map[string]map[string]route]
 	// specClose releases what the speculative strategies hold.
 	specClose func() error
+	// eog bans every end-of-generation token (ignore_eos), built once.
+	eog     []LogitBias
+	eogOnce sync.Once
 	// diff serves a diffusion model in place of sess and sched (nil for
 	// an autoregressive model); see diffusion.go.
 	diff *diffScheduler

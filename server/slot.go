@@ -38,6 +38,8 @@ type slot struct {
 	// through the Speculator.
 	spec   spec.Slot
 	specOn bool
+	// guard is the reasoning loop guard (slot_loopguard.go).
+	guard slotGuard
 }
 
 func (sl *slot) start(t *task, keep int) {
@@ -53,6 +55,7 @@ func (sl *slot) start(t *task, keep int) {
 	sl.t0 = time.Now()
 	sl.specOn = t.specOn
 	sl.truncated = false
+	sl.guard.start(t)
 }
 
 // draftN and draftAccepted are the task's speculative counters (0 on the
@@ -78,6 +81,7 @@ func (s *scheduler) sampleSlot(sl *slot, logits []float32) {
 	var tok int32
 	if len(sl.forced) > 0 {
 		tok, sl.forced = sl.forced[0], sl.forced[1:]
+		sl.guard.forced = true
 	} else {
 		tok = t.smp.Sample(logits)
 	}
@@ -118,6 +122,9 @@ func (s *scheduler) emitToken(sl *slot, tok int32, logits []float32) bool {
 	s.trackThinking(sl, tok)
 	if sl.nGen >= t.nPredict || (len(sl.cached)+1 >= s.nCtx && !s.shiftContext(sl)) {
 		s.finish(sl, "length", "limit", "", len(sl.text))
+		return false
+	}
+	if s.checkLoop(sl, tok) {
 		return false
 	}
 	safe := len(sl.text) - max(chat.PartialSuffix(string(sl.text[sl.sent:]), t.stops), incompleteTail(sl.text))
@@ -161,6 +168,7 @@ func (s *scheduler) finish(sl *slot, reason, stopType, word string, end int) {
 		text: string(sl.text[sl.sent:end]), tokens: append([]int32(nil), sl.tokens...),
 		probs: append([]tokenLogprobs(nil), sl.probs...),
 		done:  true, finish: reason, stopType: stopType, stopWord: word, slot: sl.id,
+		stopDetail: sl.stopDetail(stopType), loop: sl.guard.report,
 		promptN: len(t.prompt) - sl.cachedN, cachedN: sl.cachedN, predictedN: sl.nGen,
 		promptMS: sl.promptMS, genMS: genMS, draftN: sl.draftN(), draftAccepted: sl.draftAccepted(),
 		truncated: sl.truncated,

@@ -29,6 +29,7 @@ type task struct {
 	// specOn: the task runs through the Speculator with specOpts.
 	specOn   bool
 	specOpts spec.RequestOptions
+	guard    LoopGuardParams // the reasoning loop guard's settings
 
 	// diff is the task's denoising run on a diffusion model (nil on an
 	// autoregressive one).
@@ -60,7 +61,9 @@ type event struct {
 	done       bool
 	finish     string // "stop" or "length"
 	stopType   string // eos, word, limit (llama.cpp's stop_type)
+	stopDetail string // token_limit or loop_guard when stopType is limit
 	stopWord   string
+	loop       *loopReport // set when the loop guard fired
 	err        error
 	slot       int
 	promptN    int // prompt tokens evaluated (not from cache)

@@ -11,7 +11,10 @@ import "github.com/waggle-llm/waggle/engine/sample"
 // what plain decoding would have built.
 //
 // A greedy sampler accepts a draft token iff its own pick equals it, which
-// makes the output identical to plain greedy decoding. Otherwise the
+// makes the output identical to plain greedy decoding. So does a sampler
+// whose chain draws inside (Mirostat, XTC, adaptive-p: no HasDistribution),
+// as llama.cpp verifies every chain: each row is sampled as plain decoding
+// would sample it. Otherwise the
 // standard speculative-sampling rule runs with the sampler's Distribution
 // as p and the drafter's deterministic choice as q (a point mass): accept d
 // with probability min(1, p(d)/q(d)) = p(d); on rejection draw from the
@@ -23,7 +26,7 @@ func verifyRows(sp *Speculator, sl *Slot, row int, draft []int32, out []int32) [
 		logits := sp.Sess.Logits(row + i)
 		var tok int32
 		var ok bool
-		if smp.Greedy() {
+		if smp.Greedy() || !smp.HasDistribution() {
 			tok = smp.Sample(logits)
 			ok = tok == d
 		} else {

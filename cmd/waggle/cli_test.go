@@ -184,8 +184,10 @@ func TestProcessEscapes(t *testing.T) {
 }
 
 func TestNormalizeArgs(t *testing.T) {
-	got := normalizeArgs([]string{"run", "-ctk", "f32", "-ctv=f16", "-c", "5", "--", "-ctk"})
-	want := []string{"run", "--cache-type-k", "f32", "--cache-type-v=f16", "-c", "5", "--", "-ctk"}
+	got := normalizeArgs([]string{"run", "-ctk", "f32", "-ctv=f16", "-c", "5", "--seed", "-1", "-n", "-1",
+		"--top-nsigma", "-0.5", "-p", "", "--", "-ctk", "--seed", "-1"})
+	want := []string{"run", "--cache-type-k", "f32", "--cache-type-v=f16", "-c", "5", "--seed=-1", "-n-1",
+		"--top-nsigma=-0.5", "-p", "", "--", "-ctk", "--seed", "-1"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("normalizeArgs = %v, want %v", got, want)
 	}

@@ -23,6 +23,7 @@ type cli struct {
 	Quantize   quantizeCmd   `cmd:"" help:"Quantize a GGUF model like llama-quantize (no imatrix): Q4_0 … Q8_0, Q2_K … Q6_K, Q4_K_M, F16."`
 	Bench      benchCmd      `cmd:"" help:"Measure prompt processing and generation speed (llama-bench's rows)."`
 	Perplexity perplexityCmd `cmd:"" help:"Perplexity of a model on a text, and KL divergence against a base run (like llama-perplexity)."`
+	Health     healthCmd     `cmd:"" help:"Exit 0 when a server's /health answers 200 (for container health checks)."`
 	Version    versionCmd    `cmd:"" help:"Print the version."`
 }
 

@@ -55,7 +55,7 @@ func (c *runCmd) Run() error {
 		return err
 	}
 	defer l.Close()
-	smp, err := c.sampler(l.Model.Info().NVocab, sess.Options().NCtx)
+	smp, err := c.sampler(l, sess.Options().NCtx)
 	if err != nil {
 		return err
 	}
@@ -159,29 +159,20 @@ func promptTokens(l *engine.Loaded, text, ids string) ([]int32, error) {
 	return toks, nil
 }
 
-// samplingFlags are llama.cpp's sampling options with its defaults.
-type samplingFlags struct {
-	Temp             float32 `help:"Temperature (0: greedy)." default:"0.8"`
-	TopK             int     `name:"top-k" help:"Top-k sampling (0: off)." default:"40"`
-	TopP             float32 `name:"top-p" help:"Top-p (nucleus) sampling (1: off)." default:"0.95"`
-	MinP             float32 `name:"min-p" help:"Min-p sampling (0: off)." default:"0.05"`
-	TypicalP         float32 `name:"typical" help:"Locally typical sampling (1: off)." default:"1.0"`
-	RepeatPenalty    float32 `name:"repeat-penalty" help:"Penalty for repeated tokens (1: off)." default:"1.0"`
-	RepeatLastN      int     `name:"repeat-last-n" help:"Tokens considered for penalties (-1: context size, 0: off)." default:"64"`
-	PresencePenalty  float32 `name:"presence-penalty" help:"Presence penalty (0: off)." default:"0"`
-	FrequencyPenalty float32 `name:"frequency-penalty" help:"Frequency penalty (0: off)." default:"0"`
-	Seed             uint32  `name:"seed" short:"s" help:"RNG seed (4294967295: random)." default:"4294967295"`
-}
-
-func (f *samplingFlags) sampler(nVocab, nCtx int) (*sample.Sampler, error) {
-	p := sample.DefaultParams()
-	p.Temp, p.TopK, p.TopP, p.MinP, p.TypicalP = f.Temp, f.TopK, f.TopP, f.MinP, f.TypicalP
-	p.RepeatPenalty, p.RepeatLastN = f.RepeatPenalty, f.RepeatLastN
-	p.PresencePenalty, p.FrequencyPenalty = f.PresencePenalty, f.FrequencyPenalty
-	p.Seed = f.Seed
-	p.NCtx = nCtx
-	if err := p.Validate(); err != nil {
+// sampler builds the run's sampler from the sampling flags.
+func (f *samplingFlags) sampler(l *engine.Loaded, nCtx int) (*sample.Sampler, error) {
+	p, err := f.params()
+	if err != nil {
 		return nil, err
 	}
-	return sample.New(p, nVocab)
+	p.NCtx = nCtx
+	fac := &samplerFactory{vocab: l.Tokenizer}
+	if p.IgnoreEOS {
+		p.LogitBias = append(p.LogitBias, fac.eogBias()...)
+	}
+	sp, err := fac.sampleParams(p)
+	if err != nil {
+		return nil, err
+	}
+	return sample.New(sp, l.Model.Info().NVocab)
 }

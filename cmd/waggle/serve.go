@@ -13,7 +13,6 @@ import (
 
 	"github.com/waggle-llm/waggle/engine"
 	"github.com/waggle-llm/waggle/engine/models/qwen35"
-	"github.com/waggle-llm/waggle/engine/sample"
 	"github.com/waggle-llm/waggle/kvcache"
 	"github.com/waggle-llm/waggle/server"
 	"github.com/waggle-llm/waggle/spec"
@@ -22,37 +21,37 @@ import (
 // serveCmd is `waggle serve`: llama-server's flags and environment
 // variables (LLAMA_ARG_*, also WAGGLE_*).
 type serveCmd struct {
-	Model           string  `short:"m" help:"GGUF model file (default: the embedded demo network)." type:"path" env:"WAGGLE_MODEL,LLAMA_ARG_MODEL"`
-	Alias           string  `short:"a" help:"Model name reported by the API." env:"WAGGLE_ALIAS,LLAMA_ARG_ALIAS"`
-	Host            string  `help:"Address to listen on." default:"127.0.0.1" env:"WAGGLE_HOST,LLAMA_ARG_HOST"`
-	Port            int     `help:"Port to listen on (0: any free port)." default:"8080" env:"WAGGLE_PORT,LLAMA_ARG_PORT"`
-	Parallel        int     `name:"parallel" aliases:"np" help:"Slots: requests decoded together (-1: auto, 4 slots sharing a unified KV cache; 1 with --kv-unified or speculation)." default:"-1" env:"WAGGLE_N_PARALLEL,LLAMA_ARG_N_PARALLEL"`
-	CtxSize         int     `short:"c" name:"ctx-size" help:"Total context of all slots (0: the model's, at most 4096); each slot gets ctx-size/parallel, or shares all of it with --kv-unified." default:"0" env:"WAGGLE_CTX_SIZE,LLAMA_ARG_CTX_SIZE"`
-	KVUnified       bool    `name:"kv-unified" aliases:"kvu" help:"One KV pool of ctx-size cells shared by all slots; each slot may grow to ctx-size." env:"WAGGLE_KV_UNIFIED,LLAMA_ARG_KV_UNIFIED"`
-	BatchSize       int     `short:"b" name:"batch-size" help:"Tokens per scheduler step." default:"2048" env:"WAGGLE_BATCH,LLAMA_ARG_BATCH"`
-	UBatchSize      int     `name:"ubatch-size" aliases:"ub" help:"Tokens per forward pass." default:"512" env:"WAGGLE_UBATCH,LLAMA_ARG_UBATCH"`
-	Threads         int     `short:"t" help:"Worker threads (0: all cores)." default:"0" env:"WAGGLE_THREADS,LLAMA_ARG_THREADS"`
-	NPredict        int     `short:"n" name:"n-predict" help:"Default max tokens per request (-1: until the context is full)." default:"-1" env:"WAGGLE_N_PREDICT,LLAMA_ARG_N_PREDICT"`
-	CacheReuse      int     `name:"cache-reuse" help:"Accepted; the longest common prefix with a slot's previous prompt is always reused when cache_prompt is on." default:"0" env:"WAGGLE_CACHE_REUSE,LLAMA_ARG_CACHE_REUSE"`
-	CacheRAM        int     `name:"cache-ram" aliases:"cram" help:"MiB of RAM for the prompt caches of idle slots, reused for prompts that share their prefix (-1: no limit, 0: off)." default:"8192" env:"WAGGLE_CACHE_RAM,LLAMA_ARG_CACHE_RAM"`
-	CtxCheckpoints  int     `name:"ctx-checkpoints" aliases:"swa-checkpoints" help:"Recurrent-state checkpoints per slot for prompt-prefix reuse on hybrid models (qwen35, qwen3next; 0: none)." default:"8" env:"WAGGLE_CTX_CHECKPOINTS,LLAMA_ARG_CTX_CHECKPOINTS"`
-	CheckpointEvery int     `name:"checkpoint-every-n-tokens" aliases:"cpent" help:"Also checkpoint a hybrid model's recurrent state every N prompt tokens (-1: only at prompt ends)." default:"8192" env:"WAGGLE_CHECKPOINT_EVERY_NT,LLAMA_ARG_CHECKPOINT_EVERY_NT"`
-	ContextShift    bool    `name:"context-shift" negatable:"" help:"When a generating slot fills its context, drop the oldest half of the tokens after n_keep and go on." env:"WAGGLE_CONTEXT_SHIFT,LLAMA_ARG_CONTEXT_SHIFT"`
-	SlotSavePath    string  `name:"slot-save-path" help:"Folder for slot state files (POST /slots/{id}?action=save|restore); empty disables the slot actions." env:"WAGGLE_SLOT_SAVE_PATH,LLAMA_ARG_SLOT_SAVE_PATH"`
-	CacheTypeK      string  `name:"cache-type-k" aliases:"ctk" help:"KV cache type for keys." default:"f16" env:"WAGGLE_CACHE_TYPE_K,LLAMA_ARG_CACHE_TYPE_K"`
-	CacheTypeV      string  `name:"cache-type-v" aliases:"ctv" help:"KV cache type for values." default:"f16" env:"WAGGLE_CACHE_TYPE_V,LLAMA_ARG_CACHE_TYPE_V"`
-	FlashAttn       string  `name:"flash-attn" help:"on, off or auto (= off). on: online-softmax (flash) attention over 64-position chunks of the KV cache; off: the exact two-pass attention, llama.cpp's -fa off bit for bit on f16/f32 caches." default:"auto" env:"WAGGLE_FLASH_ATTN,LLAMA_ARG_FLASH_ATTN"`
-	Timeout         int     `name:"timeout" aliases:"to" help:"Per-request time limit in seconds." default:"600" env:"WAGGLE_TIMEOUT,LLAMA_ARG_TIMEOUT"`
-	APIKey          string  `name:"api-key" help:"Require Authorization: Bearer <key>." env:"WAGGLE_API_KEY,LLAMA_API_KEY"`
-	MaxQueue        int     `name:"max-queue" help:"Requests waiting for a slot before 503." default:"64" env:"WAGGLE_MAX_QUEUE"`
-	ChatTemplate    string  `name:"chat-template" help:"Jinja template source or built-in name (chatml, llama2, llama3, qwen)." env:"WAGGLE_CHAT_TEMPLATE,LLAMA_ARG_CHAT_TEMPLATE"`
-	ChatTemplateKw  string  `name:"chat-template-kwargs" help:"JSON object of extra template variables." env:"WAGGLE_CHAT_TEMPLATE_KWARGS,LLAMA_CHAT_TEMPLATE_KWARGS"`
-	ReasoningFormat string  `name:"reasoning-format" help:"none, deepseek or auto." default:"auto" env:"WAGGLE_REASONING_FORMAT,LLAMA_ARG_THINK"`
-	ReasoningBudget int     `name:"reasoning-budget" help:"Thinking tokens: -1 unlimited, 0 off." default:"-1" env:"WAGGLE_REASONING_BUDGET,LLAMA_ARG_THINK_BUDGET"`
-	Metrics         bool    `name:"metrics" help:"Accepted; /metrics is always on." env:"WAGGLE_ENDPOINT_METRICS,LLAMA_ARG_ENDPOINT_METRICS"`
-	Temp            float32 `help:"Default temperature." default:"0.8"`
-	Seed            int64   `short:"s" help:"Default seed (-1: random)." default:"-1"`
+	Model           string `short:"m" help:"GGUF model file (default: the embedded demo network)." type:"path" env:"WAGGLE_MODEL,LLAMA_ARG_MODEL"`
+	Alias           string `short:"a" help:"Model name reported by the API." env:"WAGGLE_ALIAS,LLAMA_ARG_ALIAS"`
+	Host            string `help:"Address to listen on." default:"127.0.0.1" env:"WAGGLE_HOST,LLAMA_ARG_HOST"`
+	Port            int    `help:"Port to listen on (0: any free port)." default:"8080" env:"WAGGLE_PORT,LLAMA_ARG_PORT"`
+	Parallel        int    `name:"parallel" aliases:"np" help:"Slots: requests decoded together (-1: auto, 4 slots sharing a unified KV cache; 1 with --kv-unified or speculation)." default:"-1" env:"WAGGLE_N_PARALLEL,LLAMA_ARG_N_PARALLEL"`
+	CtxSize         int    `short:"c" name:"ctx-size" help:"Total context of all slots (0: the model's, at most 4096); each slot gets ctx-size/parallel, or shares all of it with --kv-unified." default:"0" env:"WAGGLE_CTX_SIZE,LLAMA_ARG_CTX_SIZE"`
+	KVUnified       bool   `name:"kv-unified" aliases:"kvu" help:"One KV pool of ctx-size cells shared by all slots; each slot may grow to ctx-size." env:"WAGGLE_KV_UNIFIED,LLAMA_ARG_KV_UNIFIED"`
+	BatchSize       int    `short:"b" name:"batch-size" help:"Tokens per scheduler step." default:"2048" env:"WAGGLE_BATCH,LLAMA_ARG_BATCH"`
+	UBatchSize      int    `name:"ubatch-size" aliases:"ub" help:"Tokens per forward pass." default:"512" env:"WAGGLE_UBATCH,LLAMA_ARG_UBATCH"`
+	Threads         int    `short:"t" help:"Worker threads (0: all cores)." default:"0" env:"WAGGLE_THREADS,LLAMA_ARG_THREADS"`
+	NPredict        int    `short:"n" name:"n-predict" help:"Default max tokens per request (-1: until the context is full)." default:"-1" env:"WAGGLE_N_PREDICT,LLAMA_ARG_N_PREDICT"`
+	CacheReuse      int    `name:"cache-reuse" help:"Accepted; the longest common prefix with a slot's previous prompt is always reused when cache_prompt is on." default:"0" env:"WAGGLE_CACHE_REUSE,LLAMA_ARG_CACHE_REUSE"`
+	CacheRAM        int    `name:"cache-ram" aliases:"cram" help:"MiB of RAM for the prompt caches of idle slots, reused for prompts that share their prefix (-1: no limit, 0: off)." default:"8192" env:"WAGGLE_CACHE_RAM,LLAMA_ARG_CACHE_RAM"`
+	CtxCheckpoints  int    `name:"ctx-checkpoints" aliases:"swa-checkpoints" help:"Recurrent-state checkpoints per slot for prompt-prefix reuse on hybrid models (qwen35, qwen3next; 0: none)." default:"8" env:"WAGGLE_CTX_CHECKPOINTS,LLAMA_ARG_CTX_CHECKPOINTS"`
+	CheckpointEvery int    `name:"checkpoint-every-n-tokens" aliases:"cpent" help:"Also checkpoint a hybrid model's recurrent state every N prompt tokens (-1: only at prompt ends)." default:"8192" env:"WAGGLE_CHECKPOINT_EVERY_NT,LLAMA_ARG_CHECKPOINT_EVERY_NT"`
+	ContextShift    bool   `name:"context-shift" negatable:"" help:"When a generating slot fills its context, drop the oldest half of the tokens after n_keep and go on." env:"WAGGLE_CONTEXT_SHIFT,LLAMA_ARG_CONTEXT_SHIFT"`
+	SlotSavePath    string `name:"slot-save-path" help:"Folder for slot state files (POST /slots/{id}?action=save|restore); empty disables the slot actions." env:"WAGGLE_SLOT_SAVE_PATH,LLAMA_ARG_SLOT_SAVE_PATH"`
+	CacheTypeK      string `name:"cache-type-k" aliases:"ctk" help:"KV cache type for keys." default:"f16" env:"WAGGLE_CACHE_TYPE_K,LLAMA_ARG_CACHE_TYPE_K"`
+	CacheTypeV      string `name:"cache-type-v" aliases:"ctv" help:"KV cache type for values." default:"f16" env:"WAGGLE_CACHE_TYPE_V,LLAMA_ARG_CACHE_TYPE_V"`
+	FlashAttn       string `name:"flash-attn" help:"on, off or auto (= off). on: online-softmax (flash) attention over 64-position chunks of the KV cache; off: the exact two-pass attention, llama.cpp's -fa off bit for bit on f16/f32 caches." default:"auto" env:"WAGGLE_FLASH_ATTN,LLAMA_ARG_FLASH_ATTN"`
+	Timeout         int    `name:"timeout" aliases:"to" help:"Per-request time limit in seconds." default:"600" env:"WAGGLE_TIMEOUT,LLAMA_ARG_TIMEOUT"`
+	APIKey          string `name:"api-key" help:"Require Authorization: Bearer <key>." env:"WAGGLE_API_KEY,LLAMA_API_KEY"`
+	MaxQueue        int    `name:"max-queue" help:"Requests waiting for a slot before 503." default:"64" env:"WAGGLE_MAX_QUEUE"`
+	ChatTemplate    string `name:"chat-template" help:"Jinja template source or built-in name (chatml, llama2, llama3, qwen)." env:"WAGGLE_CHAT_TEMPLATE,LLAMA_ARG_CHAT_TEMPLATE"`
+	ChatTemplateKw  string `name:"chat-template-kwargs" help:"JSON object of extra template variables." env:"WAGGLE_CHAT_TEMPLATE_KWARGS,LLAMA_CHAT_TEMPLATE_KWARGS"`
+	ReasoningFormat string `name:"reasoning-format" help:"none, deepseek or auto." default:"auto" env:"WAGGLE_REASONING_FORMAT,LLAMA_ARG_THINK"`
+	ReasoningBudget int    `name:"reasoning-budget" help:"Thinking tokens: -1 unlimited, 0 off." default:"-1" env:"WAGGLE_REASONING_BUDGET,LLAMA_ARG_THINK_BUDGET"`
+	Metrics         bool   `name:"metrics" help:"Accepted; /metrics is always on." env:"WAGGLE_ENDPOINT_METRICS,LLAMA_ARG_ENDPOINT_METRICS"`
 
+	samplingFlags
+	loopGuardFlags
 	specFlags
 	diffusionServeFlags
 }
@@ -162,7 +161,8 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 	if c.CtxSize < 0 || c.BatchSize < 1 || c.UBatchSize < 1 || c.Timeout < 1 {
 		return cfg, fmt.Errorf("--batch-size, --ubatch-size and --timeout must be positive, --ctx-size >= 0")
 	}
-	cfg.NewSampler = newSampler
+	fac := &samplerFactory{vocab: l.Tokenizer}
+	cfg.NewSampler = fac.newSampler
 	cfg.ModelPath, cfg.Alias = c.Model, c.Alias
 	cfg.ChatTemplate, cfg.ReasoningFormat, cfg.ReasoningBudget = c.ChatTemplate, c.ReasoningFormat, c.ReasoningBudget
 	if c.ChatTemplateKw != "" {
@@ -183,20 +183,16 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 	if cfg.Diffusion, err = c.diffusionServeFlags.options(); err != nil {
 		return cfg, err
 	}
-	cfg.Sampling = server.DefaultSampling()
-	cfg.Sampling.Temp = c.Temp
-	if c.Seed >= 0 {
-		cfg.Sampling.Seed = uint32(c.Seed)
+	if cfg.Sampling, err = c.samplingFlags.params(); err != nil {
+		return cfg, err
+	}
+	if cfg.LoopGuard, err = c.loopGuardFlags.params(); err != nil {
+		return cfg, err
+	}
+	probe := cfg.Sampling
+	probe.NCtx = max(c.CtxSize, 1)
+	if _, err := fac.newSampler(probe, l.Model.Info().NVocab); err != nil {
+		return cfg, fmt.Errorf("sampling flags: %w", err)
 	}
 	return cfg, nil
-}
-
-// newSampler maps the server's sampling fields onto engine/sample.
-func newSampler(p server.SamplingParams, nVocab int) (server.Sampler, error) {
-	sp := sample.DefaultParams()
-	sp.Temp, sp.TopK, sp.TopP, sp.MinP, sp.TypicalP = p.Temp, p.TopK, p.TopP, p.MinP, p.TypicalP
-	sp.RepeatPenalty, sp.RepeatLastN = p.RepeatPenalty, p.RepeatLastN
-	sp.PresencePenalty, sp.FrequencyPenalty = p.PresencePenalty, p.FrequencyPenalty
-	sp.Seed, sp.NCtx = p.Seed, p.NCtx
-	return sample.New(sp, nVocab)
 }

@@ -14,10 +14,13 @@ type Candidate struct {
 
 // cands is the working candidate array of one Sample call plus llama.cpp's
 // "sorted" flag: when set, c is in descending logit order and stages may use
-// the first element as the maximum and keep prefixes.
+// the first element as the maximum and keep prefixes. ident marks the
+// untouched vocabulary order (c[i].ID == i for every i), which lets the
+// stages that look tokens up by id index instead of scan.
 type cands struct {
 	c      []Candidate
 	sorted bool
+	ident  bool
 }
 
 // before is the total order used wherever llama.cpp sorts by logit: higher
@@ -36,7 +39,7 @@ func before(a, b Candidate) int {
 // sortAll sorts the whole array in descending order.
 func (cs *cands) sortAll() {
 	slices.SortFunc(cs.c, before)
-	cs.sorted = true
+	cs.sorted, cs.ident = true, false
 }
 
 // sortTop moves the k best candidates to the front, in descending order, and
@@ -49,6 +52,7 @@ func (cs *cands) sortTop(k int) {
 		cs.sortAll()
 		return
 	}
+	cs.ident = false
 	h := c[:k]
 	for i := k/2 - 1; i >= 0; i-- {
 		siftDown(h, i)

@@ -14,3 +14,5 @@ func logf(x float32) float32 { return float32(math.Log(float64(x))) }
 func powf(x, y float32) float32 { return float32(math.Pow(float64(x), float64(y))) }
 
 var negInf = float32(math.Inf(-1))
+
+func log2f(x float32) float32 { return float32(math.Log2(float64(x))) }

@@ -74,3 +74,16 @@ func canonical64(lo, hi uint32) float64 {
 	}
 	return ret
 }
+
+// float32 returns a uniform float in [0, 1) the way libstdc++'s
+// std::uniform_real_distribution<float>(0, 1) does with a 32-bit engine:
+// generate_canonical<float, 24> uses one output, rounded to float and
+// divided by 2³²; a result that rounds up to 1 becomes the largest float
+// below 1.
+func (m *mt19937) float32() float32 {
+	ret := float32(m.uint32()) / 4294967296.0
+	if ret >= 1 {
+		ret = 1 - 1.0/(1<<24) // nextafter(1, 0)
+	}
+	return ret
+}

@@ -13,7 +13,7 @@ type penalties struct {
 	repeat, freq, present float32
 }
 
-func newPenalties(p Params, nVocab int) *penalties {
+func newPenalties(p *Params, nVocab int) *penalties {
 	if !p.penaltiesActive() {
 		return nil
 	}
@@ -63,10 +63,21 @@ func (pn *penalties) penalize(logit float32, count int32) float32 {
 	return logit - (float32(float32(count)*pn.freq) + pn.present)
 }
 
-// apply penalizes c, which must be the full vocabulary in id order (the
-// penalties stage is first in the chain). Each distinct token is penalized
-// once: its count is negated while visited and restored afterwards.
-func (pn *penalties) apply(c []Candidate) {
+// apply penalizes the candidates of tokens in the window and clears the
+// sorted flag (llama_sampler_penalties_apply). In vocabulary order it costs
+// O(window): each distinct token is penalized once, its count negated while
+// visited and restored afterwards. Otherwise it looks up every candidate.
+func (pn *penalties) apply(cs *cands) {
+	cs.sorted = false
+	if !cs.ident {
+		for i := range cs.c {
+			if cnt := pn.counts[cs.c[i].ID]; cnt > 0 {
+				cs.c[i].Logit = pn.penalize(cs.c[i].Logit, cnt)
+			}
+		}
+		return
+	}
+	c := cs.c
 	n := len(pn.ring)
 	for i := 0; i < pn.size; i++ {
 		tok := pn.ring[(pn.first+i)%n]

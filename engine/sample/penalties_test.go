@@ -1,6 +1,9 @@
 package sample
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestPenaltiesSemantics(t *testing.T) {
 	p := neutral()
@@ -23,14 +26,19 @@ func TestPenaltiesSemantics(t *testing.T) {
 		}
 		want[i] = l - (c*0.25 + 0.5)
 	}
-	cs := cands{c: make([]Candidate, 6)}
-	for i, l := range logits {
-		cs.c[i] = Candidate{ID: int32(i), Logit: l}
-	}
-	s.pen.apply(cs.c)
-	for i, c := range cs.c {
-		if c.Logit != want[i] {
-			t.Fatalf("token %d: penalized %v, want %v (all %v)", i, c.Logit, want[i], cs.c)
+	for _, ident := range []bool{true, false} { // by index, and by lookup in reversed order
+		cs := cands{c: make([]Candidate, 6), ident: ident}
+		for i, l := range logits {
+			cs.c[i] = Candidate{ID: int32(i), Logit: l}
+		}
+		if !ident {
+			slices.Reverse(cs.c)
+		}
+		s.pen.apply(&cs)
+		for _, c := range cs.c {
+			if c.Logit != want[c.ID] {
+				t.Fatalf("ident %v: token %d: penalized %v, want %v (all %v)", ident, c.ID, c.Logit, want[c.ID], cs.c)
+			}
 		}
 	}
 	// apply must leave the counts as they were.

@@ -117,7 +117,7 @@ func (cs *cands) typical(p float32, minKeep int, scores []typicalScore, out []Ca
 		out[i] = cs.c[s.idx]
 	}
 	cs.c = cs.c[:copy(cs.c, out)]
-	cs.sorted = false
+	cs.sorted, cs.ident = false, false
 }
 
 // topNSigma sets to -Inf every logit below max − n·σ, where the mean and σ

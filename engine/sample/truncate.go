@@ -100,6 +100,7 @@ func (cs *cands) minPUnsorted(p float32, minKeep int) bool {
 		return false
 	}
 	j := 0
+	cs.ident = false
 	for _, c := range cs.c {
 		if c.Logit >= minLogit {
 			cs.c[j] = c
