@@ -43,8 +43,15 @@ func main() {
 	threads := flag.Int("t", 2, "threads")
 	rounds := flag.Int("rounds", 3, "rounds (each runs every variant once per canvas)")
 	perStep := flag.Int("tokens-per-step", 1, "canvas positions unmasked per step (steps = canvas / this)")
+	inProcess := flag.Bool("inprocess", false, "instead: prefix recomputed vs cached in this process, by CPU time in alternating pairs (-rounds pairs)")
 	flag.Parse()
-	if err := run(*waggle, *llama, *model, *canvases, *promptWords, *threads, *rounds, *perStep); err != nil {
+	var err error
+	if *inProcess {
+		err = runInProcess(*model, *canvases, *promptWords, *threads, *rounds, *perStep)
+	} else {
+		err = run(*waggle, *llama, *model, *canvases, *promptWords, *threads, *rounds, *perStep)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "diffbench:", err)
 		os.Exit(1)
 	}
@@ -72,11 +79,11 @@ func run(waggle, llama, model, canvasList string, words, threads, rounds, perSte
 	}
 	fmt.Printf("model %s, prompt %d tokens, %d threads, %d rounds, %d canvas tokens per step\n\n", model, nPrompt, threads, rounds, perStep)
 	fmt.Printf("| canvas | variant | ms/step | steps/s | canvas tokens/s | vs llama.cpp |\n| ---: | --- | ---: | ---: | ---: | ---: |\n")
-	for _, f := range strings.Split(canvasList, ",") {
-		c, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || c < 1 {
-			return fmt.Errorf("bad canvas %q", f)
-		}
+	cs, err := parseCanvases(canvasList)
+	if err != nil {
+		return err
+	}
+	for _, c := range cs {
 		if err := benchCanvas(vs, model, text, nPrompt, c, max(1, c/perStep), threads, rounds); err != nil {
 			return err
 		}
@@ -160,31 +167,61 @@ func promptText(n int) string {
 	return strings.Join(out, " ")
 }
 
-// promptTokens counts the tokens both tools feed the model: the text as a
-// user message through the model's chat template (ChatML without one),
-// tokenized with special tokens, as llama-diffusion-cli does.
+// runInProcess parses the canvas list and runs pairedCache.
+func runInProcess(model, canvasList string, words, threads, pairs, perStep int) error {
+	if model == "" || perStep < 1 || pairs < 1 {
+		return fmt.Errorf("-m is required; -tokens-per-step and -rounds must be positive")
+	}
+	cs, err := parseCanvases(canvasList)
+	if err != nil {
+		return err
+	}
+	return pairedCache(model, promptText(words), cs, threads, pairs, perStep)
+}
+
+func parseCanvases(list string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		c, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || c < 1 {
+			return nil, fmt.Errorf("bad canvas %q", f)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// promptTokens counts the tokens both tools feed the model (chatTokens).
 func promptTokens(model, text string) (int, error) {
 	l, err := engine.LoadFile(model)
 	if err != nil {
 		return 0, err
 	}
 	defer l.Close()
+	ids, err := chatTokens(l, text)
+	return len(ids), err
+}
+
+// chatTokens is what llama-diffusion-cli feeds the model: the text as a
+// user message through the model's chat template (ChatML without one),
+// tokenized with special tokens.
+func chatTokens(l *engine.Loaded, text string) ([]int32, error) {
 	src, _ := l.File.String("tokenizer.chat_template")
 	if src == "" {
 		src = chat.DefaultName
 	}
 	tmpl, err := chat.Parse(src)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	tok := l.Tokenizer
 	bos := tok.Piece(tok.BOS(), true)
 	s, err := tmpl.Render(chat.Inputs{Messages: []chat.Message{{Role: "user", Content: text}}, AddGenerationPrompt: true, BOS: bos})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	if tok.AddBOS() && bos != "" {
 		s = strings.TrimPrefix(s, bos)
 	}
-	return len(tok.Encode(s, true, true)), nil
+	return tok.Encode(s, true, true), nil
 }
