@@ -240,7 +240,7 @@ func randomSeed() uint32 {
 func baseConfig(info *engine.DiffusionInfo, o DiffusionOptions) diffusion.Config {
 	c := diffusion.Defaults(info)
 	c.Steps = o.Steps
-	if o.Algorithm != nil {
+	if o.Algorithm != nil && !info.UniformNoise { // a uniform-noise model has one decoder
 		c.Algorithm = *o.Algorithm
 	}
 	if !info.UniformNoise {

@@ -379,7 +379,8 @@ func TestDiffusionUniformNoiseModel(t *testing.T) {
 	l := loadDiffusion(t, "synth-dream-spm-f32")
 	prompt := chatPromptLen(t, l)
 	fake := &fakeDiffusion{info: engine.DiffusionInfo{MaskToken: -1, UniformNoise: true, CanvasLength: 16}, nVocab: 513, eogAt: prompt + 40}
-	ts := newDiffusionTestServer(t, l, fake, func(c *Config) { c.Parallel = 1 })
+	alg := diffusion.Confidence // waggle serve's default flag: not for this model
+	ts := newDiffusionTestServer(t, l, fake, func(c *Config) { c.Parallel, c.Diffusion.Algorithm = 1, &alg })
 	got, finish, tm := chatContent(t, ts, `{"messages":[{"role":"user","content":"Once upon a time"}],"max_tokens":100,"seed":5}`)
 	want := ""
 	for p := prompt; p < prompt+40; p++ {
