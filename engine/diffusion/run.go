@@ -84,12 +84,9 @@ type StepRecord struct {
 
 // Stats count a run's work.
 type Stats struct {
-	Forwards    int   // denoising forwards
-	BlockSteps  []int // forwards per committed block
-	CommittedN  int   // tokens committed
-	PromptN     int
-	CanvasN     int
-	CommitCalls int
+	Forwards   int   // denoising forwards
+	BlockSteps []int // forwards of each committed block
+	CanvasN    int   // canvas positions (answer plus rounding)
 }
 
 // Options configure a run.
@@ -142,7 +139,7 @@ func NewRun(info *engine.DiffusionInfo, nVocab int, cfg Config, prompt []int32, 
 		r.chain = newChain(cfg.TopK, cfg.TopP, cfg.Temp, seed, nVocab, skip)
 	}
 	r.allocStep(n)
-	r.stats.PromptN, r.stats.CanvasN = len(prompt), n
+	r.stats.CanvasN = n
 	r.stats.BlockSteps = make([]int, 0, len(r.blocks))
 	return r, nil
 }

@@ -292,7 +292,6 @@ func (r *Run) commitBlock() {
 	r.prefix = append(r.prefix, r.canvas[blk.lo:end]...)
 	r.prefixDirty = true
 	r.stats.BlockSteps = append(r.stats.BlockSteps, r.step)
-	r.stats.CommittedN = r.committed
 	r.b++
 	r.begun = false
 }
