@@ -22,7 +22,7 @@
 // A Run holds one sequence's state; Batch advances several runs with one
 // Denoise per step (each with its own RNG streams, so a run's result does
 // not depend on the others). Logits are consumed row by row as the
-// Denoiser produces them: the statistics a step needs (argmax, softmax
-// probabilities, entropy, a multinomial draw) come from streaming passes
-// over one row, and no canvas × vocabulary matrix is ever held.
+// Denoiser produces them (in chunks of rows): the statistics a step needs
+// (argmax, softmax probabilities, entropy, a multinomial draw) come from
+// streaming passes over one row, and no probability matrix is formed.
 package diffusion
