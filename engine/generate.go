@@ -86,7 +86,7 @@ func (g *Generator) Generate(prompt []int32, n int, emit func(tok int32) bool) (
 	var tm Timings
 	t0 := time.Now()
 	for _, t := range prompt {
-		g.Sampler.Accept(t)
+		g.Sampler.AcceptPrompt(t)
 	}
 	if err := g.Prefill(prompt); err != nil {
 		return tm, err

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/waggle-llm/waggle/gguf"
 )
@@ -60,4 +62,61 @@ func (m Meta) String(suffix, def string) string {
 		return v
 	}
 	return def
+}
+
+// BlockCount reads "<arch>.block_count" and checks it against the file
+// before a loader sizes anything by it: each block 0..n-1 must have
+// tensors (names "blk.<i>.…"). A hostile count (2^31-1 in a file of a few
+// KiB) is an error here instead of a per-layer allocation that no recover
+// can catch. Loaders for new architectures read their layer count through
+// it too.
+func (m Meta) BlockCount() (int, error) {
+	n, err := m.RequiredInt("block_count")
+	if err != nil {
+		return 0, err
+	}
+	if n > len(m.F.Tensors) {
+		return 0, fmt.Errorf("metadata %q = %d, but the file holds only %d tensors", m.key("block_count"), n, len(m.F.Tensors))
+	}
+	seen := make([]bool, n)
+	for i := range m.F.Tensors {
+		if b, ok := blockIndex(m.F.Tensors[i].Name); ok && b < n {
+			seen[b] = true
+		}
+	}
+	for b, ok := range seen {
+		if !ok {
+			return 0, fmt.Errorf("metadata %q = %d, but the file has no tensors of block %d", m.key("block_count"), n, b)
+		}
+	}
+	return n, nil
+}
+
+// blockIndex parses the block number of a tensor named "blk.<i>.…".
+func blockIndex(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, "blk.")
+	if !ok {
+		return 0, false
+	}
+	num, _, ok := strings.Cut(rest, ".")
+	if !ok {
+		return 0, false
+	}
+	b, err := strconv.Atoi(num)
+	return b, err == nil && b >= 0
+}
+
+// TensorDim checks a width read from metadata against the tensor that
+// carries it as dimension axis, for a loader that sizes buffers by the
+// width before binding that tensor (or whose tensors do not otherwise pin
+// it down). A missing tensor is an error too.
+func (m Meta) TensorDim(suffix string, v int, tensor string, axis int) error {
+	ti, ok := m.F.Tensor(tensor)
+	if !ok {
+		return fmt.Errorf("missing tensor %q (needed to check metadata %q)", tensor, m.key(suffix))
+	}
+	if axis >= len(ti.Dims) || ti.Dims[axis] != int64(v) {
+		return fmt.Errorf("metadata %q = %d does not match tensor %q of shape %v", m.key(suffix), v, tensor, ti.Dims)
+	}
+	return nil
 }

@@ -82,6 +82,9 @@ func load(f *gguf.File) (*Loaded, error) {
 	if !ok {
 		return nil, fmt.Errorf("unsupported architecture %q (supported: %v)", arch, Architectures())
 	}
+	if len(f.Tensors) == 0 {
+		return nil, fmt.Errorf("the file has no tensors (a vocabulary-only GGUF?): nothing to run")
+	}
 	m, err := loader(f)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/valyala/fasthttp"
@@ -38,11 +39,15 @@ func (s *Server) chatPrompt(r *rawRequest) ([]int32, string, bool, *apiError) {
 			return nil, "", false, badRequest("chat_template_kwargs", "enable_thinking must be a boolean")
 		}
 	}
+	msgs = r.tools.withToolSystem(msgs)
 	addGen := r.AddGenerationPrompt == nil || *r.AddGenerationPrompt
 	text, err := s.tmpl.Render(chat.Inputs{
 		Messages: msgs, Tools: r.Tools, AddGenerationPrompt: addGen, Kwargs: kwargs,
 		BOS: s.tokenText(s.cfg.Tokenizer.BOS()), EOS: s.tokenText(s.cfg.Tokenizer.EOS()),
 	})
+	if errors.Is(err, chat.ErrBudget) {
+		return nil, "", false, newError(500, "server_error", "the model's chat template failed: %v", err)
+	}
 	if err != nil {
 		return nil, "", false, badRequest("messages", "%v", err)
 	}
@@ -53,11 +58,14 @@ func (s *Server) chatPrompt(r *rawRequest) ([]int32, string, bool, *apiError) {
 	return s.cfg.Tokenizer.Encode(text, true, true), text, inThink, nil
 }
 
-func (s *Server) tokenText(id int32) string {
-	if id < 0 || int(id) >= s.cfg.Tokenizer.NVocab() {
+func (s *Server) tokenText(id int32) string { return tokenText(s.cfg.Tokenizer, id) }
+
+// tokenText is token id's text, or "" for an id outside the vocabulary.
+func tokenText(tk Tokenizer, id int32) string {
+	if id < 0 || int(id) >= tk.NVocab() {
 		return ""
 	}
-	return s.cfg.Tokenizer.Token(id)
+	return tk.Token(id)
 }
 
 var roles = map[string]string{"system": "system", "developer": "system", "user": "user", "assistant": "assistant", "tool": "tool"}
@@ -104,6 +112,7 @@ func normaliseMessage(m rawMessage, i int) (chat.Message, *apiError) {
 
 func (s *Server) handleChat(ctx *fasthttp.RequestCtx) {
 	var r rawRequest
+	var e0 *apiError
 	if e := decodeRequest(ctx.PostBody(), &r); e != nil {
 		writeError(ctx, e)
 		return
@@ -117,11 +126,16 @@ func (s *Server) handleChat(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, badRequest("reasoning_format", "%v", err))
 		return
 	}
-	prompt, _, inThink, e := s.chatPrompt(&r)
+	if r.tools, e0 = s.planTools(&r); e0 != nil {
+		writeError(ctx, e0)
+		return
+	}
+	prompt, text, inThink, e := s.chatPrompt(&r)
 	if e != nil {
 		writeError(ctx, e)
 		return
 	}
+	r.inThink = inThink
 	j, e := s.newJob(&r, [][]int32{prompt}, "chatcmpl-", true)
 	if e == nil {
 		for _, t := range j.tasks {
@@ -134,11 +148,14 @@ func (s *Server) handleChat(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	parsers := make([]*chat.Reasoning, len(j.tasks))
+	prefill := make([]string, len(j.tasks))
 	for i := range parsers {
 		parsers[i] = chat.NewReasoning(format, inThink)
+		prefill[i] = thinkPrefill(format, inThink, text)
 	}
+	tps := r.newAnswers(len(j.tasks))
 	if j.stream {
-		s.streamChat(ctx, j, parsers)
+		s.streamChat(ctx, j, parsers, prefill, tps)
 		return
 	}
 	cs, e := j.collect()
@@ -146,7 +163,19 @@ func (s *Server) handleChat(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, e)
 		return
 	}
-	s.writeJSON(ctx, s.chatResponse(j, cs, parsers))
+	s.writeJSON(ctx, s.chatResponse(j, cs, parsers, prefill, tps))
+}
+
+// thinkPrefill is what reasoning_format "none" puts before the model's
+// text when the prompt itself opened the thought (a template ending its
+// generation prompt with "<think>\n"): the prompt's text from that last
+// <think> on, so the content reads "<think>\n…</think>…" as llama-server
+// returns it. Other formats move the thought to reasoning_content.
+func thinkPrefill(format string, inThink bool, prompt string) string {
+	if format != "none" || !inThink {
+		return ""
+	}
+	return prompt[strings.LastIndex(prompt, chat.ThinkOpen):]
 }
 
 // closeThink is the text forced when the reasoning budget runs out.
@@ -161,17 +190,21 @@ func firstNonEmpty(a, b string) string {
 	return b
 }
 
-func (s *Server) chatResponse(j *job, cs []*choice, parsers []*chat.Reasoning) map[string]any {
+func (s *Server) chatResponse(j *job, cs []*choice, parsers []*chat.Reasoning, prefill []string, tps []*answer) map[string]any {
 	choices := make([]map[string]any, len(cs))
 	for i, c := range cs {
 		p := parsers[i]
 		c1, r1 := p.Add(string(c.text))
 		c2, r2 := p.Flush()
-		msg := map[string]any{"role": "assistant", "content": c1 + c2}
+		msg := map[string]any{"role": "assistant", "content": prefill[i] + c1 + c2}
+		finish := c.last.finish
+		if tps != nil {
+			finish = addToolCalls(msg, tps[i], c1+c2, finish)
+		}
 		if r1+r2 != "" {
 			msg["reasoning_content"] = r1 + r2
 		}
-		ch := map[string]any{"index": i, "message": msg, "finish_reason": c.last.finish, "logprobs": nil}
+		ch := map[string]any{"index": i, "message": msg, "finish_reason": finish, "logprobs": nil}
 		if j.logprobs {
 			ch["logprobs"] = map[string]any{"content": chatLogprobs(c.probs)}
 		}
@@ -187,7 +220,11 @@ func (s *Server) chatResponse(j *job, cs []*choice, parsers []*chat.Reasoning) m
 // fingerprint stands in for llama-server's build fingerprint.
 const fingerprint = "waggle"
 
-func (s *Server) streamChat(ctx *fasthttp.RequestCtx, j *job, parsers []*chat.Reasoning) {
+// streamChat streams chat.completion.chunk events: a role delta, content
+// and reasoning deltas (or tool-call deltas when the request has tools), a
+// finish chunk per choice, then (include_usage) a usage chunk, and [DONE].
+// The last chunk before [DONE] carries the timings, as llama-server's does.
+func (s *Server) streamChat(ctx *fasthttp.RequestCtx, j *job, parsers []*chat.Reasoning, prefill []string, tps []*answer) {
 	chunk := func(choices []map[string]any) map[string]any {
 		return map[string]any{"id": j.id, "object": "chat.completion.chunk", "created": j.created,
 			"model": j.model, "system_fingerprint": fingerprint, "choices": choices}
@@ -204,7 +241,14 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, j *job, parsers []*chat.Re
 			c2, r2 := parsers[ev.index].Flush()
 			content, reasoning = content+c2, reasoning+r2
 		}
+		if content != "" || ev.done {
+			content, prefill[ev.index] = prefill[ev.index]+content, ""
+		}
 		delta := map[string]any{}
+		finish := ev.finish
+		if tps != nil {
+			content, finish = streamToolCalls(tps[ev.index], ev, content, delta)
+		}
 		if content != "" {
 			delta["content"] = content
 		}
@@ -219,7 +263,11 @@ func (s *Server) streamChat(ctx *fasthttp.RequestCtx, j *job, parsers []*chat.Re
 			out.data(chunk([]map[string]any{ch}))
 		}
 		if ev.done {
-			out.data(chunk([]map[string]any{{"index": ev.index, "finish_reason": ev.finish, "delta": map[string]any{}}}))
+			c := chunk([]map[string]any{{"index": ev.index, "finish_reason": finish, "delta": map[string]any{}}})
+			if !j.usage {
+				_, c["timings"] = j.totals([]event{ev})
+			}
+			out.data(c)
 		}
 	}
 	finish := func(out *sse, last []event) {

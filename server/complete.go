@@ -94,8 +94,12 @@ func (s *Server) streamCompletions(ctx *fasthttp.RequestCtx, j *job) {
 		if ev.text == "" && !ev.done && !j.logprobs {
 			return
 		}
-		out.data(chunk([]map[string]any{{"index": ev.index, "text": ev.text, "finish_reason": fin,
-			"logprobs": completionLogprobs(j.logprobs, ev.probs, offsets[ev.index])}}))
+		c := chunk([]map[string]any{{"index": ev.index, "text": ev.text, "finish_reason": fin,
+			"logprobs": completionLogprobs(j.logprobs, ev.probs, offsets[ev.index])}})
+		if ev.done && !j.usage {
+			_, c["timings"] = j.totals([]event{ev}) // the last chunk carries the timings
+		}
+		out.data(c)
 		offsets[ev.index] += len(ev.text)
 	}
 	finish := func(out *sse, last []event) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"time"
 
@@ -37,15 +38,19 @@ type Config struct {
 	// gets CtxSize/Parallel positions of its own (llama.cpp's n_ctx_seq,
 	// the remainder unused); with it all slots share one pool of CtxSize
 	// cells and each may grow to CtxSize while the pool has room.
-	CtxSize    int
-	KVUnified  bool                  // --kv-unified (set by Parallel 0)
-	BatchSize  int                   // -b: tokens per step (default 2048)
-	UBatchSize int                   // -ub: tokens per Decode (default 512)
-	Session    engine.SessionOptions // KV types, threads; NSeq/NCtx/NBatch are set here
-	NPredict   int                   // default max tokens (-1: until the context is full)
-	CacheReuse int                   // --cache-reuse (prefix reuse is always on with cache_prompt)
-	Sampling   SamplingParams        // defaults for requests (DefaultSampling if zero)
-	LoopGuard  LoopGuardParams       // reasoning loop guard defaults (DefaultLoopGuard if zero)
+	CtxSize int
+	// CtxBeyondTrain lets a slot's context exceed the model's training
+	// context; by default it is capped there, as llama-server does.
+	CtxBeyondTrain bool
+	KVUnified      bool                  // --kv-unified (set by Parallel 0)
+	BatchSize      int                   // -b: tokens per step (default 2048)
+	UBatchSize     int                   // -ub: tokens per Decode (default 512)
+	Session        engine.SessionOptions // KV types, threads; NSeq/NCtx/NBatch are set here
+	NPredict       int                   // default max tokens (-1: until the context is full)
+	CacheReuse     int                   // --cache-reuse (prefix reuse is always on with cache_prompt)
+	Sampling       SamplingParams        // defaults for requests (DefaultSampling if zero)
+	Grammar        string                // --grammar: GBNF for requests that set no grammar, schema or tools
+	LoopGuard      LoopGuardParams       // reasoning loop guard defaults (DefaultLoopGuard if zero)
 	// Diffusion holds the request defaults of a diffusion model.
 	Diffusion DiffusionOptions
 
@@ -78,7 +83,10 @@ type Config struct {
 	Timeout      time.Duration // per request (default 600 s)
 	MaxQueue     int           // requests waiting for a slot (default 64)
 	MaxBodyBytes int           // default 4 MiB
-	Log          io.Writer     // nil: no request log
+	Log          io.Writer     // panics and, with LogRequests, one line per request (nil: none)
+	LogRequests  bool
+	// DisableSlots turns GET /slots off (llama-server's --no-slots: 501).
+	DisableSlots bool
 }
 
 // ConfigFor fills the model, tokenizer and GGUF chat template from a
@@ -154,8 +162,18 @@ func (c *Config) sessionOptions() (engine.SessionOptions, error) {
 		if o.NCtx == 0 {
 			return o, fmt.Errorf("server: --ctx-size %d is less than one position per slot for %d slots", total, c.Parallel)
 		}
+		o.NCtx = min(o.NCtx, c.slotCtxCap()) // no memory for positions no slot may use
 	}
 	return o, nil
+}
+
+// slotCtxCap is the most context one slot may use: the model's training
+// context unless CtxBeyondTrain (llama-server caps n_ctx_slot there too).
+func (c *Config) slotCtxCap() int {
+	if train := c.Model.Info().NCtxTrain; train > 0 && !c.CtxBeyondTrain {
+		return train
+	}
+	return math.MaxInt
 }
 
 // defaultCtx caps the context taken from the model when -c is 0.

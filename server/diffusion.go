@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -33,6 +34,7 @@ type diffScheduler struct {
 	seqs    []int
 	metrics *metrics
 	stopCh  chan struct{}
+	stopped sync.Once
 	done    chan struct{}
 	// busyView is the slots' state for /slots, replaced after each step.
 	busyView atomic.Pointer[[]bool]
@@ -53,6 +55,9 @@ type diffSlot struct {
 // end, with the diffusion scheduler in place of the causal one.
 func newDiffusionServer(cfg Config, s *Server, dm engine.DiffusionModel) (*Server, error) {
 	info := dm.Diffusion()
+	if cfg.Grammar != "" {
+		return nil, fmt.Errorf("server: --grammar needs token-by-token decoding; a diffusion model writes whole blocks")
+	}
 	parallel := cfg.Parallel
 	if parallel <= 0 {
 		parallel = 4
@@ -103,8 +108,10 @@ func (d *diffScheduler) submit(t *task) bool {
 	}
 }
 
+// stop ends the scheduler's loop and waits for it; calling it again is a
+// no-op.
 func (d *diffScheduler) stop() {
-	close(d.stopCh)
+	d.stopped.Do(func() { close(d.stopCh) })
 	<-d.done
 }
 

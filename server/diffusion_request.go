@@ -91,9 +91,10 @@ func (s *Server) newDiffusionJob(r *rawRequest, prompts [][]int32, prefix string
 	if e != nil {
 		return nil, e
 	}
-	j := &job{id: prefix + randomID(), created: time.Now().Unix(), model: s.modelID(r.Model), prompts: prompts,
+	j := &job{id: prefix + randomID(), created: time.Now().Unix(), model: s.ModelID(), prompts: prompts,
 		box: newMailbox(), stream: r.Stream, deadline: time.Now().Add(s.cfg.Timeout)}
 	j.usage = r.StreamOptions != nil && r.StreamOptions.IncludeUsage
+	j.returnTokens, j.req = r.ReturnTokens, r
 	for _, p := range prompts {
 		if err := s.checkPrompt(p); err != nil {
 			return nil, err
@@ -118,6 +119,9 @@ func (s *Server) newDiffusionJob(r *rawRequest, prompts [][]int32, prefix string
 func (r *rawRequest) diffusionUnsupported() *apiError {
 	if f := r.diffusionSamplerField(); f != "" {
 		return badRequest(f, "%s does not apply to a diffusion model (it samples with temperature, top_k and top_p)", f)
+	}
+	if f := r.diffusionGrammarField(); f != "" {
+		return badRequest(f, "%s needs a grammar, which a diffusion model cannot follow (it writes whole blocks at once)", f)
 	}
 	lp := strings.TrimSpace(string(r.Logprobs))
 	switch {
@@ -281,6 +285,27 @@ func (r *rawRequest) diffusionSamplerField() string {
 		if f.set {
 			return f.name
 		}
+	}
+	return ""
+}
+
+// diffusionGrammarField names the first field of r that asks for
+// constrained output: a grammar, a JSON schema, a JSON response format,
+// or tools.
+func (r *rawRequest) diffusionGrammarField() string {
+	raw := func(m json.RawMessage) bool {
+		t := strings.TrimSpace(string(m))
+		return t != "" && t != "null" && t != "[]"
+	}
+	switch {
+	case r.Grammar != nil && *r.Grammar != "":
+		return "grammar"
+	case raw(r.JSONSchema):
+		return "json_schema"
+	case raw(r.ResponseFormat) && !strings.Contains(strings.ReplaceAll(string(r.ResponseFormat), " ", ""), `"type":"text"`):
+		return "response_format"
+	case raw(r.Tools):
+		return "tools"
 	}
 	return ""
 }

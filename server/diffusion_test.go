@@ -238,6 +238,8 @@ func TestDiffusionRejects(t *testing.T) {
 		{`{"prompt":"x","frequency_penalty":0.5}`, "frequency_penalty"},
 		{`{"prompt":"x","logit_bias":{"5":-100}}`, "logit_bias"},
 		{`{"prompt":"x","mirostat":2}`, "mirostat"},
+		{`{"prompt":"x","grammar":"root ::= \"a\""}`, "grammar"},
+		{`{"prompt":"x","response_format":{"type":"json_object"}}`, "response_format"},
 	} {
 		path := "/v1/completions"
 		if strings.Contains(tc.body, "messages") {

@@ -3,6 +3,7 @@ package server
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -20,6 +21,10 @@ type job struct {
 	usage    bool // stream_options.include_usage
 	logprobs bool
 	deadline time.Time
+	// returnTokens fills /completion's "tokens" (llama-server's
+	// return_tokens); req is the request, for generation_settings.
+	returnTokens bool
+	req          *rawRequest
 }
 
 // choice accumulates one task's results.
@@ -76,9 +81,10 @@ func (s *Server) newJob(r *rawRequest, prompts [][]int32, prefix string, chatMod
 	if len(prompts)*n > maxChoices {
 		return nil, badRequest("n", "prompts × n must be at most %d", maxChoices)
 	}
-	j := &job{id: prefix + randomID(), created: time.Now().Unix(), model: s.modelID(r.Model), prompts: prompts,
+	j := &job{id: prefix + randomID(), created: time.Now().Unix(), model: s.ModelID(), prompts: prompts,
 		box: newMailbox(), stream: r.Stream, logprobs: want, deadline: time.Now().Add(s.cfg.Timeout)}
 	j.usage = r.StreamOptions != nil && r.StreamOptions.IncludeUsage
+	j.returnTokens, j.req = r.ReturnTokens, r
 	for _, p := range prompts {
 		if err := s.checkPrompt(p); err != nil {
 			return nil, err
@@ -92,7 +98,7 @@ func (s *Server) newJob(r *rawRequest, prompts [][]int32, prefix string, chatMod
 			t.specOn = s.wantsSpec(specOpts, want, t.smp)
 			if !t.specOn {
 				for _, tok := range p {
-					t.smp.Accept(tok) // the penalty history (the Speculator does this itself)
+					t.smp.AcceptPrompt(tok) // the penalty history (the Speculator does this itself)
 				}
 			}
 			t.index, t.stops, t.logprobs, t.nProbs = len(j.tasks), stops, want, nProbs
@@ -137,6 +143,9 @@ func (s *Server) newTask(r *rawRequest, p []int32, smp SamplingParams, nPredict,
 		return nil, samplerError(err)
 	}
 	t := &task{prompt: p, sampling: smp, nPredict: nPredict, smp: sampler, thinkBudget: s.cfg.ReasoningBudget}
+	if e := s.attachConstraint(r, t); e != nil {
+		return nil, e
+	}
 	t.cachePrompt = r.CachePrompt == nil || *r.CachePrompt
 	var e *apiError
 	if t.nKeep, t.nDiscard, e = r.shiftParams(); e != nil {
@@ -186,6 +195,10 @@ func (j *job) collect() ([]*choice, *apiError) {
 			return nil, newError(fasthttp.StatusGatewayTimeout, "server_error", "the request timed out")
 		}
 		for _, ev := range evs {
+			if errors.Is(ev.err, errShutdown) {
+				j.cancel()
+				return nil, newError(fasthttp.StatusServiceUnavailable, "unavailable_error", "the server shut down before this request could finish; retry")
+			}
 			if ev.err != nil {
 				j.cancel()
 				return nil, newError(500, "server_error", "%v", ev.err)
@@ -205,18 +218,6 @@ func (c *choice) add(ev event) {
 	c.text = append(c.text, ev.text...)
 	c.tokens = append(c.tokens, ev.tokens...)
 	c.probs = append(c.probs, ev.probs...)
-}
-
-func (s *Server) modelID(requested string) string {
-	switch {
-	case requested != "":
-		return requested
-	case s.cfg.Alias != "":
-		return s.cfg.Alias
-	case s.cfg.ModelPath != "":
-		return s.cfg.ModelPath
-	}
-	return "waggle"
 }
 
 func randomID() string {

@@ -3,6 +3,8 @@ package server
 import (
 	"fmt"
 	"io"
+	rtmetrics "runtime/metrics"
+	"sort"
 	"sync"
 	"time"
 
@@ -22,6 +24,22 @@ type metrics struct {
 	busySum         int64 // slots with an output, summed over decodes
 	processing      int64 // slots in use
 	nTokensMax      int64
+	// http counts handled requests by route and status.
+	http map[routeStatus]int64
+}
+
+type routeStatus struct {
+	route  string
+	status int
+}
+
+func (m *metrics) httpRequest(route string, status int) {
+	m.with(func() {
+		if m.http == nil {
+			m.http = map[routeStatus]int64{}
+		}
+		m.http[routeStatus{route, status}]++
+	})
 }
 
 func (m *metrics) with(f func()) { m.mu.Lock(); f(); m.mu.Unlock() }
@@ -80,6 +98,53 @@ func (m *metrics) write(w io.Writer, queued, slots int) {
 	}
 	for _, r := range rows {
 		fmt.Fprintf(w, "# HELP llamacpp:%s %s\n# TYPE llamacpp:%s %s\nllamacpp:%s %g\n", r.name, r.help, r.name, r.typ, r.name, r.v)
+	}
+	m.writeProcess(w, queued)
+}
+
+// writeProcess prints Waggle's own gauges and counters (waggle:*): the
+// queue, goroutines, heap, and HTTP requests by route and status. The
+// runtime figures come from runtime/metrics, which does not stop the
+// world.
+func (m *metrics) writeProcess(w io.Writer, queued int) {
+	samples := []rtmetrics.Sample{
+		{Name: "/sched/goroutines:goroutines"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/gc/cycles/total:gc-cycles"},
+	}
+	rtmetrics.Read(samples)
+	val := func(i int) float64 {
+		if samples[i].Value.Kind() != rtmetrics.KindUint64 {
+			return 0
+		}
+		return float64(samples[i].Value.Uint64())
+	}
+	for _, r := range []struct {
+		name, typ, help string
+		v               float64
+	}{
+		{"queue_length", "gauge", "Requests waiting for a slot.", float64(queued)},
+		{"goroutines", "gauge", "Goroutines in the process.", val(0)},
+		{"heap_bytes", "gauge", "Bytes of live and not yet swept heap objects (the weights are mapped, not on the heap).", val(1)},
+		{"memory_mapped_bytes", "gauge", "Memory the Go runtime has mapped from the OS.", val(2)},
+		{"gc_cycles_total", "counter", "Completed garbage collections.", val(3)},
+	} {
+		fmt.Fprintf(w, "# HELP waggle:%s %s\n# TYPE waggle:%s %s\nwaggle:%s %g\n", r.name, r.help, r.name, r.typ, r.name, r.v)
+	}
+	keys := make([]routeStatus, 0, len(m.http))
+	for k := range m.http {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].route != keys[j].route {
+			return keys[i].route < keys[j].route
+		}
+		return keys[i].status < keys[j].status
+	})
+	fmt.Fprintf(w, "# HELP waggle:http_requests_total HTTP requests handled, by route and status.\n# TYPE waggle:http_requests_total counter\n")
+	for _, k := range keys {
+		fmt.Fprintf(w, "waggle:http_requests_total{route=%q,status=\"%d\"} %d\n", k.route, k.status, m.http[k])
 	}
 }
 

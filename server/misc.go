@@ -91,7 +91,7 @@ func (s *Server) handleApplyTemplate(ctx *fasthttp.RequestCtx) {
 func (s *Server) handleModels(ctx *fasthttp.RequestCtx) {
 	info := s.cfg.Model.Info()
 	s.writeJSON(ctx, map[string]any{"object": "list", "data": []map[string]any{{
-		"id": s.modelID(""), "object": "model", "created": s.started.Unix(), "owned_by": "waggle",
+		"id": s.ModelID(), "object": "model", "created": s.started.Unix(), "owned_by": "waggle",
 		"meta": map[string]any{"n_vocab": info.NVocab, "n_ctx_train": info.NCtxTrain, "n_embd": info.NEmbd,
 			"n_params": info.NParams, "size": info.WeightSize},
 	}}})
@@ -122,7 +122,7 @@ func (s *Server) handleProps(ctx *fasthttp.RequestCtx) {
 			"id": 0, "n_ctx": s.NCtx(), "speculative": s.speculates(), "is_processing": false,
 			"params": s.defaultSettings(),
 		},
-		"total_slots": len(s.sched.slots), "model_path": s.cfg.ModelPath, "chat_template": s.tmpl.Source(),
+		"total_slots": len(s.sched.slots), "model_path": s.cfg.ModelPath, "model_alias": s.ModelID(), "chat_template": s.tmpl.Source(),
 		"modalities": map[string]bool{"vision": false, "audio": false}, "build_info": "waggle",
 		"is_sleeping":     false,
 		"waggle_kv_cache": s.kvCacheProps(), "waggle_prompt_cache": s.promptCacheProps(),
@@ -162,6 +162,10 @@ func (s *Server) promptCacheProps() map[string]any {
 // handleSlots reports each slot from the snapshot the scheduler publishes
 // every step (it may be one step stale); n_ctx is the per-slot context.
 func (s *Server) handleSlots(ctx *fasthttp.RequestCtx) {
+	if s.cfg.DisableSlots {
+		writeError(ctx, newError(fasthttp.StatusNotImplemented, "not_supported_error", "This server does not support slots endpoint. Start it with `--slots`"))
+		return
+	}
 	out := make([]map[string]any, len(s.sched.slots))
 	for i := range s.sched.slots {
 		out[i] = map[string]any{"id": i, "n_ctx": s.NCtx(), "speculative": s.speculates()}

@@ -128,7 +128,10 @@ func TestUnifiedPoolExhaustion(t *testing.T) {
 // pages as a prompt cache until the pool needs them; a cancelled one does
 // not).
 func TestCancelFreesPages(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.KVUnified = true; c.CtxSize = 4096; c.Parallel = 1 })
+	ts := newTestServer(t, func(c *Config) {
+		c.KVUnified, c.CtxSize, c.Parallel, c.CtxBeyondTrain = true, 4096, 1, true
+		c.NewSampler = noEOSSampler(c.Tokenizer) // only the disconnect may end it
+	})
 	conn, err := ts.ln.Dial()
 	if err != nil {
 		t.Fatal(err)
@@ -146,5 +149,32 @@ func TestCancelFreesPages(t *testing.T) {
 			t.Fatalf("%d of %d pages free after the client left", ts.sched.freePages.Load(), all)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestSlotContextCappedAtTraining: a slot's context is capped at the
+// model's training context (512 for the demo network), in a split and in
+// a unified pool, unless CtxBeyondTrain; the cap is reported.
+func TestSlotContextCappedAtTraining(t *testing.T) {
+	for _, c := range []struct {
+		unified, beyond bool
+		want            int
+	}{{false, false, 512}, {true, false, 512}, {false, true, 2048}, {true, true, 2048}} {
+		ts := newTestServer(t, func(cfg *Config) {
+			cfg.Parallel, cfg.CtxSize, cfg.KVUnified, cfg.CtxBeyondTrain = 1, 2048, c.unified, c.beyond
+		})
+		if ts.NCtx() != c.want {
+			t.Errorf("unified %v beyond %v: n_ctx %d, want %d", c.unified, c.beyond, ts.NCtx(), c.want)
+		}
+		if w := strings.Join(ts.Warnings(), "\n"); !strings.Contains(w, "training context (512)") {
+			t.Errorf("unified %v beyond %v: warnings %q", c.unified, c.beyond, w)
+		}
+		if !c.unified && !c.beyond && ts.sess.Options().NCtx != 512 {
+			t.Errorf("split pool allocated %d positions per slot for a 512-position cap", ts.sess.Options().NCtx)
+		}
+		code, m := ts.post(t, "/v1/completions", `{"prompt":"`+strings.Repeat("hello ", 300)+`","max_tokens":1}`)
+		if (code == 200) != c.beyond {
+			t.Errorf("unified %v beyond %v: a 600-token prompt got %d %v", c.unified, c.beyond, code, m)
+		}
 	}
 }

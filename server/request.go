@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 )
 
@@ -19,8 +20,8 @@ const (
 	maxPrompts   = 16 // prompts in one /v1/completions request
 )
 
-// rawRequest holds every field of the generation routes; unknown fields
-// are ignored, as by llama-server. Polymorphic fields stay raw.
+// rawRequest holds every field of the generation routes (request_fields.go
+// says what happens to others). Polymorphic fields stay raw.
 type rawRequest struct {
 	Model               string           `json:"model"`
 	Messages            []rawMessage     `json:"messages"`
@@ -55,7 +56,9 @@ type rawRequest struct {
 	Suffix              *json.RawMessage `json:"suffix"`
 	NKeep               *int             `json:"n_keep"`
 	NDiscard            *int             `json:"n_discard"`
+	ReturnTokens        bool             `json:"return_tokens"` // /completion: fill "tokens"
 	specRequest
+	grammarRequest
 	samplingRequest
 	diffusionRequest
 }
@@ -73,24 +76,87 @@ type rawMessage struct {
 	ToolCalls        json.RawMessage `json:"tool_calls"`
 }
 
-// decodeRequest parses a body into v with the depth check first, and maps
-// decoder errors onto 400s that name the field.
+// decodeRequest parses a body into v (a pointer to a request struct): it
+// checks the nesting depth first, requires a JSON object, maps decoder
+// errors onto 400s that name the field in JSON's terms, and applies the
+// field policy of request_fields.go.
 func decodeRequest(body []byte, v any) *apiError {
-	if len(bytes.TrimSpace(body)) == 0 {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
 		return badRequest("", "the request body is empty; send a JSON object")
 	}
 	if err := checkDepth(body, maxJSONDepth); err != nil {
 		return badRequest("", "%v", err)
 	}
+	if trimmed[0] != '{' {
+		if !json.Valid(trimmed) {
+			return badRequest("", "the request body is not valid JSON; send a JSON object")
+		}
+		return badRequest("", "the request body must be a JSON object, got %s", jsonValueKind(trimmed))
+	}
 	if err := json.Unmarshal(body, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			f := jsonField(te.Field)
-			return badRequest(f, "field %q must be %s, got JSON %s", f, te.Type.String(), te.Value)
+			return badRequest(f, "field %q must be %s, got %s", f, jsonTypeName(te.Type), jsonValueName(te.Value))
+		}
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return badRequest("", "invalid JSON at byte %d: %v", se.Offset, se)
 		}
 		return badRequest("", "invalid JSON body: %v", err)
 	}
-	return nil
+	return checkFields(body, v)
+}
+
+// jsonTypeName names a Go type by the JSON value it decodes from.
+func jsonTypeName(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
+}
+
+// jsonValueName names a JSON value as encoding/json's UnmarshalTypeError
+// describes it ("string", "number 1.5", "array", "object", "bool").
+func jsonValueName(v string) string {
+	switch {
+	case v == "bool":
+		return "a boolean"
+	case v == "array", v == "object":
+		return "an " + v
+	case strings.HasPrefix(v, "number "):
+		return "the " + v
+	}
+	return "a " + v
+}
+
+// jsonValueKind names the JSON value that b (valid JSON) starts with.
+func jsonValueKind(b []byte) string {
+	switch b[0] {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
 }
 
 // jsonField drops the Go names of embedded structs (specRequest,

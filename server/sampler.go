@@ -63,10 +63,12 @@ func DefaultSampling() SamplingParams {
 }
 
 // Sampler picks tokens from logit rows and remembers accepted ones for the
-// penalties (*sample.Sampler satisfies it).
+// penalties (*sample.Sampler satisfies it). Accept takes generated tokens
+// (a grammar advances past them), AcceptPrompt the prompt's.
 type Sampler interface {
 	Sample(logits []float32) int32
 	Accept(tok int32)
+	AcceptPrompt(tok int32)
 }
 
 // SamplerFactory builds a Sampler; an error is the request's fault (400).

@@ -184,7 +184,7 @@ func TestLogitBiasForms(t *testing.T) {
 	ts := newSamplingServer(t, nil)
 	gen := func(extra string) []int32 {
 		t.Helper()
-		code, m := ts.post(t, "/completion", `{"prompt": "once upon a time", "n_predict": 6, "temperature": 0`+extra+`}`)
+		code, m := ts.post(t, "/completion", `{"prompt": "once upon a time", "n_predict": 6, "temperature": 0, "return_tokens": true`+extra+`}`)
 		if code != 200 {
 			t.Fatalf("%s: status %d %v", extra, code, m)
 		}
@@ -220,7 +220,7 @@ func TestIgnoreEOS(t *testing.T) {
 	if code != 200 || m["stop_type"] != "eos" || m["tokens_predicted"] != 1.0 {
 		t.Fatalf("EOS pushed up: %v", m)
 	}
-	code, m = ts.post(t, "/completion", jsonf(`{"prompt": "a", "n_predict": 8, "temperature": 0, "ignore_eos": true, "logit_bias": {"%d": 100}}`, eos))
+	code, m = ts.post(t, "/completion", jsonf(`{"prompt": "a", "n_predict": 8, "temperature": 0, "ignore_eos": true, "return_tokens": true, "logit_bias": {"%d": 100}}`, eos))
 	if code != 200 || m["stop_type"] != "limit" || m["stop_detail"] != "token_limit" || m["tokens_predicted"] != 8.0 {
 		t.Fatalf("ignore_eos: %v", m)
 	}
@@ -234,7 +234,7 @@ func TestIgnoreEOS(t *testing.T) {
 func TestSamplerOrderReachesSampler(t *testing.T) {
 	ts := newSamplingServer(t, nil)
 	gen := func(extra string) []int32 {
-		_, m := ts.post(t, "/completion", `{"prompt": "once upon a time", "n_predict": 12, "seed": 9, "temperature": 8, "top_k": 1`+extra+`}`)
+		_, m := ts.post(t, "/completion", `{"prompt": "once upon a time", "n_predict": 12, "return_tokens": true, "seed": 9, "temperature": 8, "top_k": 1`+extra+`}`)
 		return tokensOf(t, m)
 	}
 	greedy := gen(`, "temperature": 0`)

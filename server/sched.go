@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -29,6 +30,7 @@ type scheduler struct {
 	batch   engine.Batch
 	outs    []*slot
 	stopCh  chan struct{}
+	stopped sync.Once
 	done    chan struct{}
 	metrics *metrics
 	// sp runs the speculative slots (nil: the server does not speculate).
@@ -53,7 +55,7 @@ type scheduler struct {
 
 func newScheduler(cfg *Config, sess engine.Session, m *metrics) *scheduler {
 	s := &scheduler{
-		sess: sess, tok: cfg.Tokenizer, nCtx: sess.Options().NCtx, nVocab: cfg.Tokenizer.NVocab(),
+		sess: sess, tok: cfg.Tokenizer, nCtx: min(sess.Options().NCtx, cfg.slotCtxCap()), nVocab: cfg.Tokenizer.NVocab(),
 		step:  min(cfg.BatchSize, cfg.UBatchSize, sess.Options().NBatch),
 		queue: make(chan *task, cfg.MaxQueue), stopCh: make(chan struct{}), done: make(chan struct{}),
 		metrics: m, ctl: make(chan func()), model: cfg.ModelHash, ctxShift: cfg.ContextShift,
@@ -80,9 +82,20 @@ func (s *scheduler) submit(t *task) bool {
 	}
 }
 
+// stop ends the scheduler (once; later calls wait for the first): running
+// tasks end as if they hit their limit, queued ones with errShutdown.
 func (s *scheduler) stop() {
-	close(s.stopCh)
+	s.stopped.Do(func() { close(s.stopCh) })
 	<-s.done
+}
+
+func (s *scheduler) stopping() bool {
+	select {
+	case <-s.stopCh:
+		return true
+	default:
+		return false
+	}
 }
 
 func (s *scheduler) run() {
@@ -90,8 +103,11 @@ func (s *scheduler) run() {
 	s.publish() // /slots and /props see the idle state before any request
 	for {
 		s.drainControl()
-		if !s.admit() {
-			s.failAll(errShutdown)
+		// Checked before admit, which returns at once while every slot is
+		// busy: a stop must not wait for a slot to free.
+		if s.stopping() || !s.admit() {
+			s.endAll()
+			s.publish()
 			return
 		}
 		s.reap()
@@ -126,6 +142,7 @@ func (s *scheduler) admit() bool {
 		}
 		var t *task
 		if s.busy() == 0 {
+			s.publish() // going idle: /slots and /props must not show the last step's state
 			select {
 			case t = <-s.queue:
 			case f := <-s.ctl:
@@ -230,17 +247,25 @@ func (s *scheduler) release(sl *slot) {
 	s.metrics.slotDone()
 }
 
-func (s *scheduler) failAll(err error) {
+// endAll ends every task when the server stops: a generating slot
+// finishes as if it hit its token limit (finish_reason "length"), so its
+// client gets what was generated and a proper end; a slot still reading
+// its prompt and every queued task end with errShutdown.
+func (s *scheduler) endAll() {
 	for _, sl := range s.slots {
-		if sl.t != nil {
-			sl.t.send(event{done: true, err: err})
+		switch {
+		case sl.t == nil:
+		case sl.generating:
+			s.finish(sl, "length", "limit", "", len(sl.text))
+		default:
+			sl.t.send(event{done: true, err: errShutdown})
 			s.release(sl)
 		}
 	}
 	for {
 		select {
 		case t := <-s.queue:
-			t.send(event{done: true, err: err})
+			t.send(event{done: true, err: errShutdown})
 		default:
 			return
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -33,6 +34,7 @@ type Server struct {
 	routeMap atomic.Pointer[map[string]map[string]route]
 	// specClose releases what the speculative strategies hold.
 	specClose func() error
+	gram      grammarState
 	// eog bans every end-of-generation token (ignore_eos), built once.
 	eog     []LogitBias
 	eogOnce sync.Once
@@ -122,6 +124,10 @@ func pickTemplate(cfg *Config) (*chat.Template, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: chat template: %w", err)
 	}
+	bos, eos := tokenText(cfg.Tokenizer, cfg.Tokenizer.BOS()), tokenText(cfg.Tokenizer, cfg.Tokenizer.EOS())
+	if err := t.DryRun(bos, eos); err != nil {
+		return nil, fmt.Errorf("server: the chat template fails on a four-message conversation: %w", err)
+	}
 	return t, nil
 }
 
@@ -153,35 +159,95 @@ func (s *Server) KVReport() string {
 	mib := float64(k+v) / (1 << 20)
 	if o.KVUnified {
 		return fmt.Sprintf("%d slots sharing a unified KV pool of %d cells (each may grow to %d), %s/%s, %.1f MiB",
-			o.NSeq, c.NumPages()*c.PageSize(), o.NCtx, o.TypeK, o.TypeV, mib)
+			o.NSeq, c.NumPages()*c.PageSize(), s.NCtx(), o.TypeK, o.TypeV, mib)
 	}
 	return fmt.Sprintf("%d slots × %d cells of KV cache, %s/%s, %.1f MiB", o.NSeq, o.NCtx, o.TypeK, o.TypeV, mib)
+}
+
+// Warnings are start-up notes about the configuration: a slot context
+// capped at the model's training context, or one beyond it.
+func (s *Server) Warnings() []string {
+	var w []string
+	train := s.cfg.Model.Info().NCtxTrain
+	asked := s.sess.Options().NCtx
+	if !s.sess.Options().KVUnified {
+		asked = s.cfg.CtxSize / s.cfg.Parallel
+	}
+	switch {
+	case train <= 0:
+	case s.cfg.CtxBeyondTrain && s.NCtx() > train:
+		w = append(w, fmt.Sprintf("the slot context (%d) exceeds the model's training context (%d)", s.NCtx(), train))
+	case asked > s.NCtx():
+		w = append(w, fmt.Sprintf("the slot context (%d) exceeds the model's training context (%d): capping (--ctx-beyond-train keeps it)", asked, train))
+	}
+	return w
+}
+
+// ModelID is the model name the API reports: the first --alias, else the
+// model file's name (never its path), else "waggle".
+func (s *Server) ModelID() string {
+	if a, _, _ := strings.Cut(s.cfg.Alias, ","); strings.TrimSpace(a) != "" {
+		return strings.TrimSpace(a)
+	}
+	if s.cfg.ModelPath != "" {
+		return filepath.Base(s.cfg.ModelPath)
+	}
+	return "waggle"
 }
 
 // Serve accepts connections on ln until Shutdown.
 func (s *Server) Serve(ln net.Listener) error { return s.http.Serve(ln) }
 
-// Shutdown stops accepting connections and waits for running requests
-// (streams included) until ctx ends; then it cancels what is left and
-// stops the scheduler.
+// Shutdown stops accepting connections and lets running and queued
+// requests (streams included) finish until ctx ends. At that deadline it
+// ends what is left: generating requests finish with finish_reason
+// "length" and what they produced (a stream gets its final chunk and
+// [DONE]), requests that had not started get 503 (a stream: a final chunk
+// with no text). It then waits up to flushGrace for the handlers to write
+// those answers and stops the scheduler. A second call returns at once.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.stopping.Store(true)
-	err := s.http.ShutdownWithContext(ctx)
-	if s.diff != nil {
-		s.diff.stop()
-	} else {
-		s.sched.stop()
+	httpCtx, cancelHTTP := context.WithCancel(context.Background())
+	defer cancelHTTP()
+	httpDone := make(chan error, 1)
+	go func() { httpDone <- s.http.ShutdownWithContext(httpCtx) }()
+	var err error
+	select {
+	case err = <-httpDone: // everything finished within the grace
+	case <-ctx.Done():
+		s.stopScheduler()
+		select {
+		case err = <-httpDone:
+		case <-time.After(flushGrace):
+			err = errors.New("server: some connections were still open after the shutdown deadline")
+		}
 	}
+	s.stopScheduler()
 	if s.specClose != nil {
 		if e := s.specClose(); e != nil && err == nil {
 			err = e
 		}
+		s.specClose = nil
 	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+	if errors.Is(err, context.Canceled) {
 		return nil
 	}
 	return err
 }
+
+// stopScheduler stops the model's scheduler (causal or diffusion); it may
+// be called more than once.
+func (s *Server) stopScheduler() {
+	if s.diff != nil {
+		s.diff.stop()
+		return
+	}
+	s.sched.stop()
+}
+
+// flushGrace is how long Shutdown waits, after its deadline, for handlers
+// to write the answers of the requests it ended.
+const flushGrace = 2 * time.Second
 
 // route is one handler and whether it needs the API key.
 type route struct {
@@ -201,7 +267,7 @@ func (s *Server) routes() map[string]map[string]route {
 		"/v1/chat/completions": gen(s.handleChat),
 		"/chat/completions":    gen(s.handleChat),
 		"/v1/completions":      gen(s.handleCompletions),
-		"/completions":         gen(s.handleCompletions),
+		"/completions":         gen(s.handleNative), // llama-server: native format without /v1
 		"/completion":          gen(s.handleNative),
 		"/tokenize":            gen(s.handleTokenize),
 		"/detokenize":          gen(s.handleDetokenize),
@@ -220,6 +286,8 @@ func (s *Server) routes() map[string]map[string]route {
 // wrong method, 401 without the API key, and a recovered panic becomes a
 // 500 instead of taking the server down.
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	t0, label := time.Now(), "unmatched" // the route, a metrics label of bounded cardinality
+	defer func() { s.observe(ctx, label, t0) }()
 	defer func() {
 		if r := recover(); r != nil {
 			if s.cfg.Log != nil {
@@ -233,8 +301,11 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		path = "/"
 	}
 	methods, ok := s.routeTable()[path]
-	if !ok && s.diff == nil && strings.HasPrefix(path, slotActionPrefix) {
+	if ok {
+		label = path
+	} else if strings.HasPrefix(path, slotActionPrefix) {
 		methods, ok = map[string]route{"POST": {fn: func(ctx *fasthttp.RequestCtx) { s.handleSlotAction(ctx, path) }}}, true
+		label = slotActionPrefix + "{id}"
 	}
 	if !ok {
 		writeError(ctx, newError(404, "not_found_error", "no route %s %s", ctx.Method(), path))
@@ -257,6 +328,17 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	r.fn(ctx)
+}
+
+// observe counts a handled request by route and status for /metrics and,
+// with LogRequests, logs it. A stream is counted when its handler returns
+// (status 200), before its body is written.
+func (s *Server) observe(ctx *fasthttp.RequestCtx, label string, t0 time.Time) {
+	status := ctx.Response.StatusCode()
+	s.metrics.httpRequest(label, status)
+	if s.cfg.LogRequests && s.cfg.Log != nil {
+		fmt.Fprintf(s.cfg.Log, "waggle: %s %s %s %d %.1fms\n", ctx.RemoteIP(), ctx.Method(), ctx.Path(), status, msBetween(t0, time.Now()))
+	}
 }
 
 func (s *Server) routeTable() map[string]map[string]route {

@@ -1,18 +1,25 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"math"
 	"net"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/internal/demomodel"
 )
 
 func TestChatCompletion(t *testing.T) {
 	ts := newTestServer(t, nil)
-	code, m := ts.post(t, "/v1/chat/completions", `{"messages":[{"role":"system","content":"s"},{"role":"user","content":[{"type":"text","text":"hi"}]}],"max_tokens":6,"temperature":0,"unknown_field":{"x":1}}`)
+	code, m := ts.post(t, "/v1/chat/completions", `{"messages":[{"role":"system","content":"s"},{"role":"user","content":[{"type":"text","text":"hi"}]}],"max_tokens":6,"temperature":0,"user":"u1","store":false,"metadata":{"x":"y"}}`)
 	if code != 200 {
 		t.Fatalf("status %d: %v", code, m)
 	}
@@ -163,6 +170,11 @@ func TestErrors(t *testing.T) {
 		{"POST", "/v1/chat/completions", "", 400, ""},
 		{"POST", "/v1/chat/completions", "{", 400, ""},
 		{"POST", "/v1/chat/completions", `[]`, 400, ""},
+		{"POST", "/v1/chat/completions", `{"messages":"x"}`, 400, "messages"},
+		{"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"x"}],"max_tokens":1.5}`, 400, "max_tokens"},
+		{"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"x"}],"seed":1e30}`, 400, "seed"},
+		{"POST", "/tokenize", `{"content":5}`, 400, "content"},
+		{"POST", "/tokenize", `{"content":"x","extra":1}`, 400, "extra"},
 		{"POST", "/v1/chat/completions", `{"messages":[]}`, 400, "messages"},
 		{"POST", "/v1/chat/completions", `{"messages":[{"role":"wizard","content":"x"}]}`, 400, "messages"},
 		{"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"x"}],"temperature":"hot"}`, 400, "temperature"},
@@ -191,6 +203,62 @@ func TestErrors(t *testing.T) {
 		}
 		if c.param != "" && e["param"] != c.param {
 			t.Errorf("%s %q: param %v, want %s", c.path, c.body, e["param"], c.param)
+		}
+		if msg := e["message"].(string); goNames.MatchString(msg) {
+			t.Errorf("%s %q: message names Go types: %q", c.path, c.body, msg)
+		}
+	}
+}
+
+// goNames matches what a message in the API's terms never contains: Go
+// package-qualified names, pointer and slice types, Go's numeric types.
+var goNames = regexp.MustCompile(`server\.|rawRequest|\*[a-z]|\[\][a-z]|map\[|\b(u?int(8|16|32|64)?|float(32|64)|struct|interface)\b|json: `)
+
+// TestRequestFieldPolicy: unknown fields are a 400 naming them, fields
+// known but not implemented a 400 saying so, and OpenAI's bookkeeping
+// fields are accepted and ignored.
+func TestRequestFieldPolicy(t *testing.T) {
+	ts := newTestServer(t, nil)
+	chat := `{"messages":[{"role":"user","content":"hi","refusal":null}],"max_tokens":2,%s}`
+	for _, c := range []struct {
+		extra, param, want string
+	}{
+		{`"temprature":0.5`, "temprature", `unrecognized request field "temprature"`},
+		{`"Temperature":0.5`, "Temperature", "unrecognized"},
+		{`"modalities":["audio"]`, "modalities", "not supported"},
+		{`"lora":[]`, "lora", "not supported"},
+		{`"user":"u","store":true,"metadata":{"a":"b"},"service_tier":"auto"`, "", ""},
+	} {
+		for _, path := range []string{"/v1/chat/completions", "/v1/completions", "/completion"} {
+			body := fmt.Sprintf(chat, c.extra)
+			if path != "/v1/chat/completions" {
+				body = fmt.Sprintf(`{"prompt":"hi","max_tokens":2,%s}`, c.extra)
+			}
+			code, m := ts.post(t, path, body)
+			if c.param == "" {
+				if code != 200 {
+					t.Errorf("%s %s: %d %v", path, c.extra, code, m)
+				}
+				continue
+			}
+			e := errorOf(t, m)
+			if code != 400 || e["param"] != c.param || !strings.Contains(e["message"].(string), c.want) {
+				t.Errorf("%s %s: %d %v", path, c.extra, code, e)
+			}
+		}
+	}
+	for body, want := range map[string]string{
+		`[]`:                 "must be a JSON object, got an array",
+		`"x"`:                "must be a JSON object, got a string",
+		`null`:               "must be a JSON object, got null",
+		`{"n":"2"}`:          `field "n" must be an integer, got a string`,
+		`{"temperature":[]}`: `field "temperature" must be a number, got an array`,
+		`{"stream":1}`:       `field "stream" must be a boolean, got a number`,
+		`{"messages":{}}`:    `field "messages" must be an array, got an object`,
+	} {
+		code, m := ts.post(t, "/v1/chat/completions", body)
+		if msg := errorOf(t, m)["message"].(string); code != 400 || !strings.Contains(msg, want) {
+			t.Errorf("%s: %d %q, want %q", body, code, msg, want)
 		}
 	}
 }
@@ -269,7 +337,7 @@ func TestQueueFull(t *testing.T) {
 // TestDisconnectFreesSlot drops a streaming client and expects its slot
 // back well before its 100000-token budget could run out.
 func TestDisconnectFreesSlot(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.Parallel = 1; c.CtxSize = 4096 })
+	ts := newTestServer(t, func(c *Config) { c.Parallel = 1; c.CtxSize = 4096; c.CtxBeyondTrain = true })
 	conn, err := ts.ln.Dial()
 	if err != nil {
 		t.Fatal(err)
@@ -343,7 +411,7 @@ func TestParallelMatchesAlone(t *testing.T) {
 }
 
 func TestShutdownEndsStreams(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.Parallel = 1; c.CtxSize = 4096 })
+	ts := newTestServer(t, func(c *Config) { c.Parallel = 1; c.CtxSize = 4096; c.CtxBeyondTrain = true })
 	done := make(chan int, 1)
 	go func() {
 		code, _ := ts.do(t, "POST", "/v1/completions", `{"prompt":"hi","max_tokens":50,"stream":true}`)
@@ -374,4 +442,184 @@ func asciiPair(s string) string {
 		}
 	}
 	return ""
+}
+
+// TestIdleStatePublished: once a request has finished, /slots shows every
+// slot idle and /props the KV cells as they are (the scheduler publishes
+// its state when it goes idle, not only before a step).
+func TestIdleStatePublished(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.Parallel, c.KVUnified = 2, true })
+	for range 2 {
+		if code, m := ts.post(t, "/v1/completions", `{"prompt":"once upon a time","max_tokens":3}`); code != 200 {
+			t.Fatalf("%d %v", code, m)
+		}
+		_, body := ts.do(t, "GET", "/slots", "")
+		if strings.Contains(body, `"is_processing":true`) {
+			t.Fatalf("/slots after the request: %s", body)
+		}
+		_, pb := ts.do(t, "GET", "/props", "")
+		var p struct {
+			KV struct {
+				Free int `json:"free_cells"`
+			} `json:"waggle_kv_cache"`
+		}
+		if err := json.Unmarshal([]byte(pb), &p); err != nil {
+			t.Fatal(err)
+		}
+		c := ts.sess.Cache() // the scheduler is idle: nothing else touches it
+		if want := c.FreePages() * c.PageSize(); p.KV.Free != want {
+			t.Fatalf("/props after the request: %d cells free, the cache has %d", p.KV.Free, want)
+		}
+	}
+}
+
+// TestShutdownGrace: with every slot busy and requests queued, Shutdown
+// keeps its deadline: the running stream ends with a final chunk
+// (finish_reason "length") and [DONE], a queued stream with a final chunk
+// and [DONE], a queued plain request with 503; then Shutdown returns.
+func TestShutdownGrace(t *testing.T) {
+	testHookStep = func() { time.Sleep(5 * time.Millisecond) }
+	defer func() { testHookStep = nil }()
+	ts := newTestServer(t, func(c *Config) {
+		c.Parallel = 1
+		c.CtxSize = 8192
+		c.CtxBeyondTrain = true
+		c.NewSampler = noEOSSampler(c.Tokenizer)
+	})
+	type answer struct {
+		code int
+		body string
+	}
+	run := func(body string) chan answer {
+		ch := make(chan answer, 1)
+		go func() {
+			code, b, err := ts.try("POST", "/v1/chat/completions", body)
+			if err != nil {
+				b = err.Error()
+			}
+			ch <- answer{code, b}
+		}()
+		return ch
+	}
+	stream := `{"messages":[{"role":"user","content":"hi"}],"max_tokens":5000,"stream":true,"stream_options":{"include_usage":true}}`
+	running := run(stream)
+	waitFor(t, func() bool { return slices.Contains(ts.sched.snapshot(), true) })
+	queuedStream := run(stream)
+	queuedPlain := run(`{"messages":[{"role":"user","content":"hi"}],"max_tokens":5}`)
+	waitFor(t, func() bool { return len(ts.sched.queue) == 2 })
+
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	t0 := time.Now()
+	if err := ts.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if d := time.Since(t0); d > 2*time.Second {
+		t.Errorf("Shutdown took %v with a 300 ms grace", d)
+	}
+	for name, ch := range map[string]chan answer{"running stream": running, "queued stream": queuedStream} {
+		a := <-ch
+		ev := sseEvents(t, a.body)
+		if a.code != 200 || len(ev) < 2 || ev[len(ev)-1] != "[DONE]" || strings.Contains(a.body, `"error"`) {
+			t.Fatalf("%s: %d %q", name, a.code, a.body)
+		}
+		if !strings.Contains(strings.Join(ev, "\n"), `"finish_reason":"length"`) || !strings.Contains(ev[len(ev)-2], `"usage"`) {
+			t.Errorf("%s lacks its final chunks: %q", name, ev[max(0, len(ev)-3):])
+		}
+	}
+	if a := <-queuedPlain; a.code != 503 {
+		t.Errorf("queued request: %d %s", a.code, a.body)
+	}
+}
+
+// waitFor polls cond for up to 10 s.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached in 10 s")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// noEOSSampler builds test samplers that never pick an end-of-generation
+// token, so a request runs until its limit.
+func noEOSSampler(tok Tokenizer) SamplerFactory {
+	return func(p SamplingParams, nVocab int) (Sampler, error) {
+		smp, err := testSampler(p, nVocab)
+		return noEOS{smp, tok}, err
+	}
+}
+
+type noEOS struct {
+	Sampler
+	tok Tokenizer
+}
+
+func (s noEOS) Sample(logits []float32) int32 {
+	for id := range logits {
+		if s.tok.IsEOG(int32(id)) {
+			logits[id] = float32(math.Inf(-1))
+		}
+	}
+	return s.Sampler.Sample(logits)
+}
+
+// TestMetricsProcess: /metrics reports goroutines, heap, the queue and
+// HTTP requests by route and status.
+func TestMetricsProcess(t *testing.T) {
+	ts := newTestServer(t, nil)
+	ts.post(t, "/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}],"max_tokens":1}`)
+	ts.post(t, "/v1/chat/completions", `{"messages":[]}`)
+	ts.do(t, "GET", "/no/such/route", "")
+	ts.do(t, "GET", "/health", "")
+	_, body := ts.do(t, "GET", "/metrics", "")
+	for name, ok := range map[string]func(float64) bool{
+		"waggle:goroutines":   func(v float64) bool { return v > 1 },
+		"waggle:heap_bytes":   func(v float64) bool { return v > 0 },
+		"waggle:queue_length": func(v float64) bool { return v == 0 },
+		`waggle:http_requests_total{route="/v1/chat/completions",status="200"}`: func(v float64) bool { return v == 1 },
+		`waggle:http_requests_total{route="/v1/chat/completions",status="400"}`: func(v float64) bool { return v == 1 },
+		`waggle:http_requests_total{route="unmatched",status="404"}`:            func(v float64) bool { return v == 1 },
+		`waggle:http_requests_total{route="/health",status="200"}`:              func(v float64) bool { return v == 1 },
+	} {
+		v := metric(body, name)
+		if !ok(v) {
+			t.Errorf("%s = %v in\n%s", name, v, body)
+		}
+	}
+}
+
+// TestHostileChatTemplate: a template that exhausts its render budget
+// fails the server's start (when it does so on any conversation) or the
+// request with a 500 naming the template (when it depends on the input),
+// quickly, and the server goes on serving.
+func TestHostileChatTemplate(t *testing.T) {
+	cfg := func(src string) func(*Config) { return func(c *Config) { c.ChatTemplate = src } }
+	data, err := demomodel.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := engine.LoadBytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	c := ConfigFor(l)
+	c.NewSampler, c.ChatTemplate = testSampler, `{{ 'a' * 1000000000 }}`
+	if _, err := New(c); err == nil || !strings.Contains(err.Error(), "chat template") {
+		t.Fatalf("New with a bomb template: %v", err)
+	}
+	ts := newTestServer(t, cfg(`{% if messages|length > 4 %}{% for i in range(100000000) %}{% endfor %}{% endif %}{% for m in messages %}{{ m.content }}{% endfor %}`))
+	many := `{"messages":[` + strings.Repeat(`{"role":"user","content":"hi"},`, 5) + `{"role":"user","content":"x"}],"max_tokens":1}`
+	t0 := time.Now()
+	code, m := ts.post(t, "/v1/chat/completions", many)
+	if e := errorOf(t, m); code != 500 || !strings.Contains(e["message"].(string), "chat template") || time.Since(t0) > 30*time.Second {
+		t.Fatalf("%d %v after %v", code, e, time.Since(t0))
+	}
+	if code, m := ts.post(t, "/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}],"max_tokens":1}`); code != 200 {
+		t.Fatalf("after the bomb: %d %v", code, m)
+	}
 }

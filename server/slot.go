@@ -27,7 +27,7 @@ type slot struct {
 	thinking   bool
 	thinkN     int
 	probs      []tokenLogprobs
-	tokens     []int32
+	tokens     []int32 // generated, not yet reported
 	cachedN    int
 	t0, tGen   time.Time
 	promptMS   float64
@@ -49,6 +49,7 @@ func (sl *slot) start(t *task, keep int) {
 	sl.generating = false
 	sl.nGen, sl.sent, sl.thinkN = 0, 0, 0
 	sl.text = sl.text[:0]
+	sl.tokens = sl.tokens[:0]
 	sl.forced = nil
 	sl.thinking = t.inThink
 	sl.cachedN = keep
@@ -86,6 +87,9 @@ func (s *scheduler) sampleSlot(sl *slot, logits []float32) {
 		tok = t.smp.Sample(logits)
 	}
 	t.smp.Accept(tok)
+	if s.grammarFailed(sl) {
+		return
+	}
 	s.emitToken(sl, tok, logits)
 }
 
@@ -104,7 +108,7 @@ func (s *scheduler) emitToken(sl *slot, tok int32, logits []float32) bool {
 	}
 	sl.nGen++
 	sl.last = tok
-	sl.tokens = append(sl.tokens[:0], tok)
+	sl.tokens = append(sl.tokens, tok) // until reported: text may be held back
 	sl.probs = sl.probs[:0]
 	if t.logprobs && logits != nil {
 		sl.probs = append(sl.probs, logprobsOf(s.tok, logits, tok, t.nProbs))
@@ -114,7 +118,7 @@ func (s *scheduler) emitToken(sl *slot, tok int32, logits []float32) bool {
 		return false
 	}
 	before := len(sl.text)
-	sl.text = append(sl.text, s.tok.Piece(tok, false)...)
+	sl.text = append(sl.text, s.pieceOf(t, tok)...)
 	if cut, word := findStop(sl.text, before, t.stops); cut >= 0 {
 		s.finish(sl, "stop", "word", word, cut)
 		return false
@@ -129,10 +133,12 @@ func (s *scheduler) emitToken(sl *slot, tok int32, logits []float32) bool {
 	}
 	safe := len(sl.text) - max(chat.PartialSuffix(string(sl.text[sl.sent:]), t.stops), incompleteTail(sl.text))
 	if safe > sl.sent || len(sl.probs) > 0 {
-		ev := event{text: string(sl.text[sl.sent:max(safe, sl.sent)])}
+		ev := event{text: string(sl.text[sl.sent:max(safe, sl.sent)]), slot: sl.id, predictedN: sl.nGen,
+			promptN: len(t.prompt) - sl.cachedN, cachedN: sl.cachedN}
 		ev.probs = append([]tokenLogprobs(nil), sl.probs...)
 		ev.tokens = append([]int32(nil), sl.tokens...)
 		sl.sent = max(safe, sl.sent)
+		sl.tokens = sl.tokens[:0]
 		t.send(ev)
 	}
 	return true
@@ -171,7 +177,7 @@ func (s *scheduler) finish(sl *slot, reason, stopType, word string, end int) {
 		stopDetail: sl.stopDetail(stopType), loop: sl.guard.report,
 		promptN: len(t.prompt) - sl.cachedN, cachedN: sl.cachedN, predictedN: sl.nGen,
 		promptMS: sl.promptMS, genMS: genMS, draftN: sl.draftN(), draftAccepted: sl.draftAccepted(),
-		truncated: sl.truncated,
+		truncated: sl.truncated, reasoningN: sl.thinkN,
 	})
 	s.release(sl)
 }

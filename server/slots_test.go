@@ -24,7 +24,7 @@ const slotPrompt = "once upon a time there was a little girl and a happy dog in 
 // complete runs a greedy /completion and returns the response.
 func (ts *testServer) complete(t *testing.T, prompt string, n int, extra string) map[string]any {
 	t.Helper()
-	code, m := ts.post(t, "/completion", jsonf(`{"prompt":%q,"n_predict":%d,"temperature":0%s}`, prompt, n, extra))
+	code, m := ts.post(t, "/completion", jsonf(`{"prompt":%q,"n_predict":%d,"temperature":0,"return_tokens":true%s}`, prompt, n, extra))
 	if code != 200 {
 		t.Fatalf("completion: %d %v", code, m)
 	}
@@ -235,7 +235,7 @@ func (ts *testServer) cachedTokens(id int) []int32 {
 func (ts *testServer) completeIDs(t *testing.T, ids []int32, n int) map[string]any {
 	t.Helper()
 	b, _ := json.Marshal(ids)
-	code, m := ts.post(t, "/completion", jsonf(`{"prompt":%s,"n_predict":%d,"temperature":0,"n_probs":3}`, b, n))
+	code, m := ts.post(t, "/completion", jsonf(`{"prompt":%s,"n_predict":%d,"temperature":0,"n_probs":3,"return_tokens":true}`, b, n))
 	if code != 200 {
 		t.Fatalf("completion: %d %v", code, m)
 	}

@@ -187,6 +187,9 @@ func (s *scheduler) specEmitFn(ss *spec.Slot, tok int32) bool {
 		return false
 	}
 	sl.cached = append(sl.cached, sl.last)
+	if s.grammarFailed(sl) {
+		return false
+	}
 	return s.emitToken(sl, tok, nil)
 }
 

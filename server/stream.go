@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -56,6 +57,9 @@ func (s *Server) streamJob(ctx *fasthttp.RequestCtx, j *job, emit func(*sse, eve
 				return
 			}
 			for _, ev := range evs {
+				if errors.Is(ev.err, errShutdown) {
+					ev = event{index: ev.index, done: true, finish: "length", stopType: "limit", slot: -1}
+				}
 				if ev.err != nil {
 					out.data(map[string]*apiError{"error": newError(500, "server_error", "%v", ev.err)})
 					return

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/waggle-llm/waggle/engine/grammar"
 	"github.com/waggle-llm/waggle/spec"
 )
 
@@ -29,7 +30,12 @@ type task struct {
 	// specOn: the task runs through the Speculator with specOpts.
 	specOn   bool
 	specOpts spec.RequestOptions
-	guard    LoopGuardParams // the reasoning loop guard's settings
+	// gram is the task's grammar state (nil: unconstrained); the sampler
+	// holds it as its constraint.
+	gram *grammar.Matcher
+	// preserved are special tokens shown in the output (tool-call markers).
+	preserved map[int32]bool
+	guard     LoopGuardParams // the reasoning loop guard's settings
 
 	// diff is the task's denoising run on a diffusion model (nil on an
 	// autoregressive one).
@@ -72,6 +78,7 @@ type event struct {
 	promptMS   float64
 	genMS      float64
 	truncated  bool // the context was shifted (llama.cpp's "truncated")
+	reasoningN int  // generated tokens inside <think>…</think>
 	// draftN and draftAccepted are the speculative counters (timings'
 	// draft_n and draft_n_accepted).
 	draftN, draftAccepted int

@@ -6,6 +6,9 @@ type usageJSON struct {
 	CompletionTokens    int            `json:"completion_tokens"`
 	TotalTokens         int            `json:"total_tokens"`
 	PromptTokensDetails map[string]int `json:"prompt_tokens_details"`
+	// CompletionTokensDetails counts reasoning_tokens: the generated tokens
+	// inside <think>…</think>.
+	CompletionTokensDetails map[string]int `json:"completion_tokens_details"`
 }
 
 // timingsJSON is llama.cpp's timings object.
@@ -32,12 +35,14 @@ type timingsJSON struct {
 func (j *job) totals(last []event) (usageJSON, timingsJSON) {
 	var u usageJSON
 	var tm timingsJSON
+	reasoning := 0
 	for _, p := range j.prompts {
 		u.PromptTokens += len(p)
 	}
 	perPrompt := len(last) / max(len(j.prompts), 1)
 	for i, e := range last {
 		u.CompletionTokens += e.predictedN
+		reasoning += e.reasoningN
 		tm.PredictedN += e.predictedN
 		tm.PredictedMS = max(tm.PredictedMS, e.genMS)
 		tm.PromptMS = max(tm.PromptMS, e.promptMS)
@@ -51,6 +56,7 @@ func (j *job) totals(last []event) (usageJSON, timingsJSON) {
 	}
 	u.TotalTokens = u.PromptTokens + u.CompletionTokens
 	u.PromptTokensDetails = map[string]int{"cached_tokens": tm.CacheN}
+	u.CompletionTokensDetails = map[string]int{"reasoning_tokens": reasoning}
 	tm.PromptPerTokenMS, tm.PromptPerSecond = rates(tm.PromptN, tm.PromptMS)
 	tm.PredictedPerTokenMS, tm.PredictedPerSecond = rates(tm.PredictedN, tm.PredictedMS)
 	return u, tm

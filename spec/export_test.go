@@ -28,3 +28,6 @@ func ChainStrategies(c *Chain) []Strategy { return c.strats }
 
 // SetClock replaces the clock sp's controllers are timed with.
 func SetClock(sp *Speculator, now func() time.Time) { sp.now = now }
+
+// VerifyRows is the verification rule in use.
+var VerifyRows VerifyFunc = verifyRows

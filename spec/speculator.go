@@ -79,7 +79,7 @@ func (sp *Speculator) Start(sl *Slot, prompt []int32) (int32, error) {
 		return 0, err
 	}
 	for _, t := range prompt {
-		sl.Sampler.Accept(t)
+		sl.Sampler.AcceptPrompt(t)
 	}
 	if err := sp.prefill(sl.Seq, prompt); err != nil {
 		return 0, err
@@ -303,6 +303,20 @@ func (sp *Speculator) draftAll() {
 			}
 		}
 		r.Draft, r.shadow = r.Draft[:0], false
+	}
+	sp.cutToConstraints()
+}
+
+// cutToConstraints shortens every draft to the prefix its slot's
+// constraint (a grammar) would accept, before verification: a rejected
+// token could never be emitted, and verifying it would only waste rows.
+// One place for every strategy; a slot without a constraint keeps its
+// draft.
+func (sp *Speculator) cutToConstraints() {
+	for _, sl := range sp.active {
+		if d := sl.req.Draft; len(d) > 0 && sl.Sampler.Constraint() != nil {
+			sl.req.Draft = d[:sl.Sampler.AllowedPrefix(d)]
+		}
 	}
 }
 

@@ -13,11 +13,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/waggle-llm/waggle/bench/quant"
 	"github.com/waggle-llm/waggle/engine"
 	"github.com/waggle-llm/waggle/gguf"
 	"github.com/waggle-llm/waggle/kernels"
 	"github.com/waggle-llm/waggle/kvcache"
+	"github.com/waggle-llm/waggle/quantize"
 )
 
 // benchCmd is `waggle bench`, measured the way llama-bench measures: random
@@ -282,7 +282,7 @@ func meanSD(v []float64) (mean, sd float64) {
 func modelDesc(info *engine.Info, f *gguf.File) string {
 	ft := info.FileType
 	if v, ok := f.Uint("general.file_type"); ok {
-		ft = quant.FileType(v).String()
+		ft = quantize.FileType(v).String()
 	}
 	return fmt.Sprintf("%s %s %s", info.Arch, paramsClass(info.NParams), ft)
 }

@@ -24,7 +24,7 @@ type cli struct {
 	Bench      benchCmd      `cmd:"" help:"Measure prompt processing and generation speed (llama-bench's rows)."`
 	Perplexity perplexityCmd `cmd:"" help:"Perplexity of a model on a text, and KL divergence against a base run (like llama-perplexity)."`
 	Health     healthCmd     `cmd:"" help:"Exit 0 when a server's /health answers 200 (for container health checks)."`
-	Version    versionCmd    `cmd:"" help:"Print the version."`
+	Version    versionCmd    `cmd:"" help:"Print the version (-v: the build, the CPU and the kernels each family runs)."`
 }
 
 func main() {
@@ -33,6 +33,8 @@ func main() {
 		kong.Name("waggle"),
 		kong.Description("Waggle: a pure-Go LLM inference engine for GGUF models."),
 		kong.UsageOnError(),
+		kong.ExplicitGroups(helpGroups),
+		kong.ValueFormatter(helpWithShortFlags),
 	)
 	ctx, err := parser.Parse(normalizeArgs(os.Args[1:]))
 	parser.FatalIfErrorf(err)
@@ -50,10 +52,3 @@ var (
 
 // version is set at link time (-ldflags "-X main.version=...").
 var version = "dev"
-
-type versionCmd struct{}
-
-func (versionCmd) Run() error {
-	fmt.Fprintln(stdout, "waggle", version)
-	return nil
-}

@@ -15,6 +15,7 @@ import (
 type runCmd struct {
 	modelFlags
 	samplingFlags
+	grammarFlags
 	specFlags
 	Prompt   string `short:"p" help:"Prompt text."`
 	Tokens   string `help:"Prompt as comma-separated token ids instead of text."`
@@ -57,6 +58,9 @@ func (c *runCmd) Run() error {
 	defer l.Close()
 	smp, err := c.sampler(l, sess.Options().NCtx)
 	if err != nil {
+		return err
+	}
+	if err := c.constrain(l, smp); err != nil {
 		return err
 	}
 	prompt, err := promptTokens(l, c.Prompt, c.Tokens)

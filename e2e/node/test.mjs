@@ -4,8 +4,9 @@
 //   npm ci && npm test
 //
 // The test builds cmd/waggle with `go build` and starts `waggle serve
-// --port 0` on the embedded demo network (WAGGLE_NODE_MODEL=path serves a
-// GGUF instead), or talks to an already running server at WAGGLE_URL.
+// --port 0` with a llama-server command line copied unchanged (llamaArgs)
+// on the embedded demo network (WAGGLE_NODE_MODEL=path serves a GGUF
+// instead), or talks to an already running server at WAGGLE_URL.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";
@@ -15,6 +16,8 @@ import { join, resolve } from "node:path";
 import OpenAI from "openai";
 
 const repo = resolve(import.meta.dirname, "../..");
+// llamaArgs is how llama-server is started in llama.cpp's docs and scripts.
+const llamaArgs = "--jinja -ngl 99 -fa on -c 4096 -np 2 --alias my-model --metrics --slots --no-webui --log-disable --mlock -cb".split(" ");
 let proc;
 let client;
 
@@ -23,7 +26,7 @@ let client;
 function startServer() {
   const bin = join(mkdtempSync(join(tmpdir(), "waggle-node-")), "waggle");
   execFileSync("go", ["build", "-o", bin, "./cmd/waggle"], { cwd: repo, stdio: "inherit" });
-  const args = ["serve", "--port", "0", "--parallel", "2", "-c", "512"];
+  const args = ["serve", "--port", "0", ...llamaArgs];
   if (process.env.WAGGLE_NODE_MODEL) args.push("-m", process.env.WAGGLE_NODE_MODEL);
   proc = spawn(bin, args, { stdio: ["ignore", "ignore", "pipe"] });
   return new Promise((ok, fail) => {
@@ -61,6 +64,23 @@ async function collect(stream) {
   for await (const c of stream) chunks.push(c);
   return chunks;
 }
+
+test("the model is named by --alias; usage details and timings as llama-server's", async () => {
+  const models = await client.models.list();
+  assert.deepEqual(models.data.map((m) => m.id), ["my-model"]);
+  const r = await client.chat.completions.create({ model: "anything", max_tokens: 4, messages: [{ role: "user", content: "Hi" }] });
+  assert.equal(r.model, "my-model");
+  assert.equal(typeof r.usage.completion_tokens_details.reasoning_tokens, "number");
+  const chunks = await collect(await client.chat.completions.create({ model: "x", max_tokens: 4, stream: true, messages: [{ role: "user", content: "Hi" }] }));
+  assert.ok(chunks.at(-1).timings.predicted_n > 0, "the last chunk carries the timings");
+});
+
+test("unknown request fields are 400 errors naming them", async () => {
+  await assert.rejects(
+    client.chat.completions.create({ model: "x", messages: [{ role: "user", content: "Hi" }], temprature: 0 }),
+    (e) => e instanceof OpenAI.BadRequestError && /temprature/.test(e.message),
+  );
+});
 
 test("chat completion with usage", async () => {
   const r = await client.chat.completions.create({
@@ -169,4 +189,55 @@ test("bad requests are 400 errors the client understands", async () => {
     client.completions.create({ model: "x", prompt: "x", max_tokens: 2, "speculative.type": "ngram-simple" }),
     (e) => e instanceof OpenAI.BadRequestError && /not started with/.test(e.message),
   );
+});
+
+const weatherTool = {
+  type: "function",
+  function: {
+    name: "get_weather", description: "Weather in a city",
+    parameters: { type: "object", properties: { city: { type: "string", maxLength: 12 } }, required: ["city"] },
+  },
+};
+
+function checkWeatherCall(call) {
+  assert.equal(call.type, "function");
+  assert.equal(call.function.name, "get_weather");
+  assert.ok(call.id.length > 0);
+  assert.equal(typeof JSON.parse(call.function.arguments).city, "string");
+}
+
+test("tool calls, whole and streamed", async () => {
+  const req = {
+    model: "x", max_tokens: 300, temperature: 0, tools: [weatherTool], tool_choice: "required", parallel_tool_calls: false,
+    messages: [{ role: "user", content: "Weather in Paris?" }],
+  };
+  const r = await client.chat.completions.create(req);
+  assert.equal(r.choices[0].finish_reason, "tool_calls");
+  assert.equal(r.choices[0].message.tool_calls.length, 1);
+  checkWeatherCall(r.choices[0].message.tool_calls[0]);
+
+  const chunks = await collect(await client.chat.completions.create({ ...req, stream: true }));
+  const calls = [];
+  for (const c of chunks) {
+    for (const tc of c.choices[0]?.delta?.tool_calls ?? []) {
+      if (tc.id) calls[tc.index] = { id: tc.id, type: tc.type, function: { name: tc.function.name, arguments: "" } };
+      calls[tc.index].function.arguments += tc.function.arguments ?? "";
+    }
+  }
+  assert.equal(calls.length, 1);
+  checkWeatherCall(calls[0]);
+  assert.ok(chunks.some((c) => c.choices[0]?.finish_reason === "tool_calls"));
+});
+
+test("response_format json_schema gives schema-valid JSON", async () => {
+  const r = await client.chat.completions.create({
+    model: "x", max_tokens: 200, temperature: 0, messages: [{ role: "user", content: "A person?" }],
+    response_format: {
+      type: "json_schema",
+      json_schema: { name: "p", schema: { type: "object", properties: { name: { type: "string", maxLength: 10 }, ok: { type: "boolean" } }, required: ["name", "ok"] } },
+    },
+  });
+  const v = JSON.parse(r.choices[0].message.content);
+  assert.equal(typeof v.name, "string");
+  assert.equal(typeof v.ok, "boolean");
 });

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/nikolalohinski/gonja/v2"
 	"github.com/nikolalohinski/gonja/v2/config"
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/loaders"
@@ -40,16 +40,24 @@ type Inputs struct {
 	Now                 time.Time      // for strftime_now; zero means time.Now()
 }
 
-// Template is a parsed chat template. It is safe for concurrent Render calls.
+// Template is a parsed chat template. It is safe for concurrent Render
+// calls: each render runs on an instance of its own (sandbox.go), taken
+// from a free list and parsed anew when none is free.
 type Template struct {
-	src string
-	tpl *exec.Template
+	src  string
+	mu   sync.Mutex
+	free []*instance
 }
+
+// maxFree bounds the idle instances a Template keeps.
+const maxFree = 16
 
 // Source returns the Jinja text.
 func (t *Template) Source() string { return t.src }
 
 // Parse parses a template given as Jinja source or as a built-in name.
+// Sources over maxSource bytes, nested deeper than maxNesting brackets, or
+// naming the sandbox's guards are refused.
 func Parse(srcOrName string) (*Template, error) {
 	src := srcOrName
 	if b, ok := Builtin(srcOrName); ok {
@@ -58,26 +66,46 @@ func Parse(srcOrName string) (*Template, error) {
 	if strings.TrimSpace(src) == "" {
 		return nil, errors.New("chat: empty template")
 	}
-	tpl, err := parseJinja(src)
+	if err := checkSource(src); err != nil {
+		return nil, fmt.Errorf("chat: %w", err)
+	}
+	inst, err := newInstance(src)
 	if err != nil {
 		return nil, fmt.Errorf("chat: parse template: %w", err)
 	}
-	return &Template{src: src, tpl: tpl}, nil
+	return &Template{src: src, free: []*instance{inst}}, nil
 }
 
-// parseJinja parses src with a loader that holds only the template itself:
-// a GGUF template can never {% include %} a file from disk.
-func parseJinja(src string) (tpl *exec.Template, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("template parser panicked: %v", r)
-		}
-	}()
-	loader, err := loaders.NewMemoryLoader(map[string]string{"/chat_template": src})
-	if err != nil {
-		return nil, err
+// checkSource applies the limits on a template's text that keep the
+// parser's recursion and the sandbox safe.
+func checkSource(src string) error {
+	if len(src) > maxSource {
+		return fmt.Errorf("template of %d bytes exceeds the %d-byte limit", len(src), maxSource)
 	}
-	return exec.NewTemplate("/chat_template", hfConfig(), loader, environment())
+	if strings.Contains(src, guardPrefix) {
+		return fmt.Errorf("template names %q, which is reserved", guardPrefix)
+	}
+	depth := 0
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '(', '[', '{':
+			if depth++; depth > maxNesting {
+				return fmt.Errorf("template nests brackets deeper than %d", maxNesting)
+			}
+		case ')', ']', '}':
+			depth = max(depth-1, 0)
+		}
+	}
+	if n := strings.Count(src, "{%"); n > maxNesting*64 {
+		return fmt.Errorf("template has %d statements, more than %d", n, maxNesting*64)
+	}
+	return nil
+}
+
+// newMemoryLoader holds only the template itself: a GGUF template can never
+// read a file from disk.
+func newMemoryLoader(src string) (loaders.Loader, error) {
+	return loaders.NewMemoryLoader(map[string]string{"/chat_template": src})
 }
 
 // hfConfig matches transformers' ImmutableSandboxedEnvironment(trim_blocks,
@@ -89,33 +117,46 @@ func hfConfig() *config.Config {
 	return c
 }
 
-// environment copies gonja's default environment (never mutating the
-// shared one) and adds what chat templates use.
-func environment() *exec.Environment {
-	d := gonja.DefaultEnvironment
-	filters := exec.NewFilterSet(map[string]exec.FilterFunction{}).Update(d.Filters)
-	_ = filters.Replace("tojson", filterToJSON)
-	ctx := d.Context.Inherit()
-	ctx.Set("raise_exception", raiseException)
-	return &exec.Environment{
-		Context:           ctx,
-		Filters:           filters,
-		Tests:             d.Tests,
-		ControlStructures: d.ControlStructures,
-		Methods:           d.Methods,
-	}
-}
-
 func raiseException(msg string) (string, error) {
 	return "", fmt.Errorf("template raised: %s", msg)
 }
 
-// Render produces the prompt text for in.
+// get takes a free instance or parses a new one.
+func (t *Template) get() (*instance, error) {
+	t.mu.Lock()
+	if n := len(t.free); n > 0 {
+		inst := t.free[n-1]
+		t.free = t.free[:n-1]
+		t.mu.Unlock()
+		return inst, nil
+	}
+	t.mu.Unlock()
+	return newInstance(t.src)
+}
+
+func (t *Template) put(inst *instance) {
+	t.mu.Lock()
+	if len(t.free) < maxFree {
+		t.free = append(t.free, inst)
+	}
+	t.mu.Unlock()
+}
+
+// Render produces the prompt text for in. A render that runs out of its
+// budget fails with an error wrapping ErrBudget.
 func (t *Template) Render(in Inputs) (out string, err error) {
+	inst, err := t.get()
+	if err != nil {
+		return "", fmt.Errorf("chat: parse template: %w", err)
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("chat: template panicked: %v", r)
 		}
+		if inst.b.err != nil {
+			err = fmt.Errorf("chat: render: %w", inst.b.err)
+		}
+		t.put(inst)
 	}()
 	orders := newKeyOrders()
 	defer orders.release()
@@ -123,11 +164,42 @@ func (t *Template) Render(in Inputs) (out string, err error) {
 	if err != nil {
 		return "", err
 	}
+	inst.b.reset(in.size())
 	w := &limitWriter{max: MaxOutput}
-	if err := t.tpl.Execute(w, exec.NewContext(vars)); err != nil {
+	if err := inst.tpl.Execute(w, exec.NewContext(vars)); err != nil {
 		return "", fmt.Errorf("chat: render: %w", err)
 	}
 	return w.sb.String(), nil
+}
+
+// size is the bytes of the inputs, which scale the render budget.
+func (in Inputs) size() int {
+	n := len(in.Tools) + len(in.BOS) + len(in.EOS)
+	for _, m := range in.Messages {
+		n += len(m.Role) + len(m.Content) + len(m.ReasoningContent) + len(m.Name) + len(m.ToolCallID) + len(m.ToolCalls)
+	}
+	for k, v := range in.Kwargs {
+		n += len(k) + int(size(v, 1<<30))
+	}
+	return n
+}
+
+// DryRun renders a short conversation (system, user, assistant, user,
+// with the generation prompt) and reports a template that exceeds its
+// budget on it, or panics, so a hostile template is refused when it is
+// loaded. Other errors (a template that raises on a system message, for
+// example) are not the template's fault and are ignored.
+func (t *Template) DryRun(bos, eos string) error {
+	_, err := t.Render(Inputs{Messages: []Message{
+		{Role: "system", Content: "You are a helpful assistant."},
+		{Role: "user", Content: "Hello!"},
+		{Role: "assistant", Content: "Hi. How can I help?"},
+		{Role: "user", Content: "Tell me a story."},
+	}, AddGenerationPrompt: true, BOS: bos, EOS: eos})
+	if err != nil && (errors.Is(err, ErrBudget) || strings.Contains(err.Error(), "template panicked")) {
+		return err
+	}
+	return nil
 }
 
 func (in Inputs) variables(orders *keyOrders) (map[string]any, error) {
@@ -183,6 +255,7 @@ func (m Message) value(orders *keyOrders) (map[string]any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tool_calls: %w", err)
 		}
+		objectArguments(calls, orders)
 		add("tool_calls", calls)
 	}
 	orders.remember(v, keys)

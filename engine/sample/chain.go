@@ -9,10 +9,24 @@ import (
 // configured stages in order (or temperature and Mirostat), then the draw.
 // logits must hold exactly the vocabulary size given to New (a mismatch is
 // a programming error and panics); it is only read. Sample does not Accept
-// the token.
+// the token. Under a Constraint a rejected pick is drawn again from the
+// filtered candidates (see Constraint).
 func (s *Sampler) Sample(logits []float32) int32 {
 	s.checkRow(logits)
+	tok := s.pick(logits)
+	if s.con != nil && !s.con.Allowed(tok) {
+		tok = s.resample(logits)
+	}
+	return tok
+}
+
+// pick runs the chain once and draws; while filtering, the constraint
+// removes its rejected candidates before the chain runs.
+func (s *Sampler) pick(logits []float32) int32 {
 	if s.fast {
+		if s.filtering {
+			return s.argmaxAllowed(logits)
+		}
 		return s.argmax(logits)
 	}
 	s.load(logits)
@@ -28,11 +42,17 @@ func (s *Sampler) Sample(logits []float32) int32 {
 // HasDistribution is false, the random stages are left out: XTC removes
 // nothing, Mirostat does not truncate and adaptive-p does not reshape. The
 // slice aliases the Sampler's buffer and is valid until the next call on s;
-// it consumes no randomness.
+// it consumes no randomness. Under a Constraint the rejected candidates are
+// filtered out before the chain runs.
 func (s *Sampler) Distribution(logits []float32) []Candidate {
 	s.checkRow(logits)
+	s.filtering = s.con != nil
+	defer s.endFiltering()
 	if s.fast {
 		id := s.argmax(logits)
+		if s.filtering {
+			id = s.argmaxAllowed(logits)
+		}
 		s.buf[0] = Candidate{ID: id, Logit: s.biasedLogit(logits, int(id)), P: 1}
 		return s.buf[:1]
 	}
@@ -76,6 +96,9 @@ func (s *Sampler) load(logits []float32) {
 		s.buf[i] = Candidate{ID: int32(i), Logit: l}
 	}
 	s.cs = cands{c: s.buf, ident: true}
+	if s.filtering {
+		s.con.Filter(s.cs.c) // the grammar comes before the chain, as in common_sampler_sample
+	}
 	s.cs.logitBias(s.p.LogitBias)
 }
 

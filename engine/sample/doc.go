@@ -52,5 +52,9 @@
 // code for more than a hundred parameter sets (testdata/oracle/README.md says
 // how they were made).
 //
+// A Constraint (a grammar) restricts the draw the way llama.cpp's
+// common_sampler_sample applies its grammar sampler: the drawn token alone is
+// checked, and only a rejected draw is repeated over the filtered candidates.
+//
 // A Sampler is not safe for concurrent use; give each sequence its own.
 package sample

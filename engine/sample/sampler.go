@@ -33,6 +33,9 @@ type Sampler struct {
 	out    []Candidate // typical-p scratch
 	scores []typicalScore
 	cs     cands
+
+	con       Constraint // nil: unconstrained
+	filtering bool       // the constraint filters the candidates of this pass
 }
 
 // New validates p and builds a Sampler for rows of nVocab logits.
@@ -137,8 +140,10 @@ func (s *Sampler) HasDistribution() bool {
 	return s.p.Mirostat == 0 && len(s.xtc) == 0 && s.adapt == nil
 }
 
-// Accept records a sampled (or forced) token in the history of the stages
-// that look back. Ids outside the vocabulary are ignored.
+// Accept records a generated (sampled or forced) token in the history of
+// the stages that look back and advances the Constraint past it. Ids
+// outside the vocabulary are ignored by the history. Prompt tokens go to
+// AcceptPrompt.
 func (s *Sampler) Accept(tok int32) {
 	if s.pen != nil {
 		s.pen.accept(tok)
@@ -148,6 +153,9 @@ func (s *Sampler) Accept(tok int32) {
 	}
 	if s.adapt != nil {
 		s.adapt.accept(tok)
+	}
+	if s.con != nil {
+		s.con.Accept(tok)
 	}
 }
 
@@ -185,6 +193,7 @@ func (s *Sampler) Clone() *Sampler {
 		c.scores = make([]typicalScore, s.nVocab)
 	}
 	c.cs = cands{}
+	c.con = cloneConstraint(s.con)
 	return &c
 }
 

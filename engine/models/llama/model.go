@@ -106,12 +106,14 @@ func readHparams(f *gguf.File, v variant) (hparams, error) {
 		dst *int
 		key string
 	}{
-		{&hp.nEmbd, "embedding_length"}, {&hp.nLayer, "block_count"},
-		{&hp.nHead, "attention.head_count"},
+		{&hp.nEmbd, "embedding_length"}, {&hp.nHead, "attention.head_count"},
 	} {
 		if *p.dst, err = md.RequiredInt(p.key); err != nil {
 			return hp, err
 		}
+	}
+	if hp.nLayer, err = md.BlockCount(); err != nil {
+		return hp, err
 	}
 	if v.moe { // the dense width is informative only
 		hp.nFF, err = md.Int("feed_forward_length", 0)

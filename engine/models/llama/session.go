@@ -72,6 +72,10 @@ func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
 		return nil, err
 	}
 	qDim, nb := hp.nHead*hp.headDim, o.NBatch
+	denseFF := hp.nFF // the dense FFN's width, pinned by its tensors
+	if m.v.moe {
+		denseFF = 0 // feed_forward_length is informative only: nothing checked it
+	}
 	pool := kernels.SharedPool(o.Threads)
 	o.Threads = pool.Threads()
 	s := &session{
@@ -86,8 +90,8 @@ func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
 		v:       make([]float32, nb*kvDim),
 		attnOut: make([]float32, nb*qDim),
 		proj:    make([]float32, nb*hp.nEmbd),
-		gate:    make([]float32, nb*hp.nFF),
-		up:      make([]float32, nb*hp.nFF),
+		gate:    make([]float32, nb*denseFF),
+		up:      make([]float32, nb*denseFF),
 		act:     make([]byte, nb*m.maxActivationBytes()),
 		nextPos: make([]int, o.NSeq),
 		outIdx:  make([]int, 0, o.NBatch),

@@ -33,12 +33,16 @@ func newBuffers(m *Model, nb int) buffers {
 	hp := &m.hp
 	qDim, kvDim := hp.nHead*hp.headDim, hp.nHeadKV*hp.headDim
 	f := func(w int) []float32 { return make([]float32, nb*w) }
+	denseFF := hp.nFF // pinned by the dense FFN's tensors
+	if m.v.moe {
+		denseFF = 0 // feed_forward_length is informative only: nothing checked it
+	}
 	return buffers{
 		x: f(hp.nEmbd), xn: f(hp.nEmbd), proj: f(hp.nEmbd), act: make([]byte, nb*m.maxActivationBytes()),
 		qg: f(2 * qDim), q: f(qDim), k: f(kvDim), v: f(kvDim), attnOut: f(qDim), rope: f(hp.rope.NRot),
 		qkv: f(hp.convDim), conv: f(hp.convDim), z: f(hp.innerDim), o: f(hp.innerDim),
 		ba: f(2 * hp.hv), g: f(hp.hv), beta: f(hp.hv),
-		gateF: f(hp.nFF), upF: f(hp.nFF),
+		gateF: f(denseFF), upF: f(denseFF),
 	}
 }
 

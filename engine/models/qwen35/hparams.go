@@ -18,8 +18,7 @@ func readHparams(f *gguf.File, v variant) (hparams, error) {
 		dst *int
 		key string
 	}{
-		{&hp.nEmbd, "embedding_length"}, {&hp.nLayer, "block_count"},
-		{&hp.nHead, "attention.head_count"},
+		{&hp.nEmbd, "embedding_length"}, {&hp.nHead, "attention.head_count"},
 		{&hp.convK, "ssm.conv_kernel"}, {&hp.dk, "ssm.state_size"},
 		{&hp.hk, "ssm.group_count"}, {&hp.hv, "ssm.time_step_rank"}, {&hp.innerDim, "ssm.inner_size"},
 	}
@@ -27,6 +26,9 @@ func readHparams(f *gguf.File, v variant) (hparams, error) {
 		if *p.dst, err = md.RequiredInt(p.key); err != nil {
 			return hp, err
 		}
+	}
+	if hp.nLayer, err = md.BlockCount(); err != nil {
+		return hp, err
 	}
 	if err := readOptional(md, &hp); err != nil {
 		return hp, err
