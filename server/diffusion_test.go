@@ -476,3 +476,21 @@ func TestDiffusionCancelFreesCanvas(t *testing.T) {
 		t.Fatalf("the next request finished with %q", finish)
 	}
 }
+
+// TestDiffusionServerReports: everything the command line and the
+// monitoring routes ask of a server works on a diffusion model.
+func TestDiffusionServerReports(t *testing.T) {
+	l := loadDiffusion(t, "synth-dream-spm-f32")
+	ts := newDiffusionTestServer(t, l, l.Model, nil)
+	if ts.NumSlots() != 3 || ts.NCtx() != 256 || !strings.Contains(ts.KVReport(), "diffusion model: 3 slots") || len(ts.Warnings()) != 0 {
+		t.Fatalf("slots %d, n_ctx %d, report %q, warnings %v", ts.NumSlots(), ts.NCtx(), ts.KVReport(), ts.Warnings())
+	}
+	for _, path := range []string{"/health", "/v1/models", "/props", "/slots", "/metrics"} {
+		if code, body := ts.do(t, "GET", path, ""); code != 200 {
+			t.Errorf("GET %s: %d %s", path, code, body)
+		}
+	}
+	if code, body := ts.do(t, "POST", "/slots/0?action=erase", ""); code != 404 && code != 501 {
+		t.Errorf("a slot action on a diffusion server: %d %s, want 404 or 501", code, body)
+	}
+}

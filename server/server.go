@@ -167,6 +167,9 @@ func (s *Server) KVReport() string {
 // Warnings are start-up notes about the configuration: a slot context
 // capped at the model's training context, or one beyond it.
 func (s *Server) Warnings() []string {
+	if s.diff != nil {
+		return nil // a diffusion model's slots hold what -c gives them
+	}
 	var w []string
 	train := s.cfg.Model.Info().NCtxTrain
 	asked := s.sess.Options().NCtx
