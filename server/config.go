@@ -51,6 +51,8 @@ type Config struct {
 	Sampling       SamplingParams        // defaults for requests (DefaultSampling if zero)
 	Grammar        string                // --grammar: GBNF for requests that set no grammar, schema or tools
 	LoopGuard      LoopGuardParams       // reasoning loop guard defaults (DefaultLoopGuard if zero)
+	// Diffusion holds the request defaults of a diffusion model.
+	Diffusion DiffusionOptions
 
 	// Speculator, when set, builds the speculative decoder over the
 	// server's session (NSeq = Parallel); cmd/waggle wires --spec-type and

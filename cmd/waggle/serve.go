@@ -66,6 +66,7 @@ type serveCmd struct {
 	loopGuardFlags   `group:"server"`
 	apiFlags         `group:"server"`
 	llamaCompat
+	diffusionServeFlags `group:"server"`
 }
 
 func (c *serveCmd) Run() error {
@@ -235,6 +236,9 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 	cfg.NPredict, cfg.CacheReuse = c.NPredict, c.CacheReuse
 	cfg.CacheRAMMiB, cfg.ContextShift, cfg.SlotSavePath = c.CacheRAM, c.ContextShift, c.SlotSavePath
 	cfg.APIKey, cfg.MaxQueue, cfg.Timeout = c.APIKey, c.MaxQueue, time.Duration(c.Timeout)*time.Second
+	if cfg.Diffusion, err = c.diffusionServeFlags.options(); err != nil {
+		return cfg, err
+	}
 	if c.APIKeyFile != "" {
 		if cfg.APIKey, err = readAPIKeyFile(c.APIKeyFile); err != nil {
 			return cfg, err
