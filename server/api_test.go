@@ -91,3 +91,15 @@ func TestWebPageSelfContained(t *testing.T) {
 		t.Fatal("inlineHash does not hash the element's content")
 	}
 }
+
+// TestPropsBuildInfo: /props reports the binary's build line, so a bug
+// report taken from a running server says what served it.
+func TestPropsBuildInfo(t *testing.T) {
+	for _, c := range []struct{ set, want string }{{"", "waggle"}, {"waggle v1.2.3 (0123456789ab 2026-11-26T00:00:00Z)", "waggle v1.2.3 (0123456789ab 2026-11-26T00:00:00Z)"}} {
+		ts := newTestServer(t, func(cfg *Config) { cfg.BuildInfo = c.set })
+		code, m := ts.getJSON(t, "/props")
+		if code != 200 || m["build_info"] != c.want {
+			t.Errorf("BuildInfo %q: /props build_info %v (status %d), want %q", c.set, m["build_info"], code, c.want)
+		}
+	}
+}

@@ -21,6 +21,9 @@ type Config struct {
 	NewSampler SamplerFactory
 	ModelPath  string // shown by /v1/models and /props
 	Alias      string // model id reported instead of the path
+	// BuildInfo is /props' build_info: the binary's version and commit
+	// ("waggle" when empty), so a report says what served it.
+	BuildInfo string
 
 	// ChatTemplate is a Jinja source or a built-in name (--chat-template);
 	// empty means ModelChatTemplate, then the chatml built-in.

@@ -49,7 +49,7 @@ func (s *Server) handleDiffusionProps(ctx *fasthttp.RequestCtx) {
 				"top_p": p.TopP, "seed": p.Seed},
 		},
 		"total_slots": len(d.slots), "model_path": s.cfg.ModelPath, "chat_template": s.tmpl.Source(),
-		"modalities": map[string]bool{"vision": false, "audio": false}, "build_info": "waggle",
+		"modalities": map[string]bool{"vision": false, "audio": false}, "build_info": s.buildInfo(),
 		"is_sleeping": false,
 		"waggle_diffusion": map[string]any{
 			"algorithm": d.base.Algorithm.String(), "steps": d.base.Steps, "block_length": d.base.BlockLength,

@@ -212,7 +212,7 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 	}
 	fac := &samplerFactory{vocab: l.Tokenizer}
 	cfg.NewSampler = fac.newSampler
-	cfg.ModelPath, cfg.Alias = c.Model, c.Alias
+	cfg.ModelPath, cfg.Alias, cfg.BuildInfo = c.Model, c.Alias, buildLine()
 	if c.ChatTemplate, err = c.chatTemplate(); err != nil {
 		return cfg, err
 	}
