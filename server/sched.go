@@ -51,6 +51,8 @@ type scheduler struct {
 	model [32]byte
 	// ctxShift is --context-shift.
 	ctxShift bool
+	// emb is the embedding batch (sched_embed.go).
+	emb embedScratch
 }
 
 func newScheduler(cfg *Config, sess engine.Session, m *metrics) *scheduler {
@@ -292,7 +294,8 @@ func (s *scheduler) safeStep() {
 }
 
 // cycle starts newly assigned speculative slots, decodes the plain slots in
-// one batch, then runs one speculative cycle for the speculative ones.
+// one batch, then runs one speculative cycle for the speculative ones and
+// one embedding batch for the embedding ones.
 func (s *scheduler) cycle() {
 	if s.sp != nil {
 		s.startSpec()
@@ -301,6 +304,7 @@ func (s *scheduler) cycle() {
 	if s.sp != nil {
 		s.specStep()
 	}
+	s.embedStep()
 }
 
 // decodeStep builds one batch, one token for every generating slot first
@@ -321,7 +325,7 @@ func (s *scheduler) decodeStep() {
 		if budget <= 0 {
 			break
 		}
-		if sl.t == nil || sl.generating || sl.specOn {
+		if sl.t == nil || sl.generating || sl.specOn || sl.t.embed != nil {
 			continue
 		}
 		n := min(budget, len(sl.pending))

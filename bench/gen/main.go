@@ -29,7 +29,7 @@ import (
 )
 
 func main() {
-	shapeName := flag.String("shape", "llama3.2-1b", "model shape: llama3.2-1b, qwen2.5-0.5b, qwen3.5-0.8b (or tiny)")
+	shapeName := flag.String("shape", "llama3.2-1b", "model shape: llama3.2-1b, qwen2.5-0.5b, qwen3.5-0.8b, dream-0.5b (or tiny)")
 	typeName := flag.String("type", "q4_0", "file type: f16, q8_0, q4_0, q4_k_m (any llama-quantize type waggle writes)")
 	out := flag.String("o", "", "output file (required)")
 	seed := flag.Uint64("seed", 1, "random seed")

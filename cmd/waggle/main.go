@@ -16,6 +16,7 @@ import (
 type cli struct {
 	Serve      serveCmd      `cmd:"" help:"Serve an OpenAI-compatible HTTP API (like llama-server)."`
 	Run        runCmd        `cmd:"" help:"Generate text from a prompt."`
+	Diffuse    diffuseCmd    `cmd:"" help:"Generate with a diffusion model (dream, llada): llama-diffusion-cli's command line."`
 	Logits     logitsCmd     `cmd:"" help:"Evaluate tokens as one batch and print the top logits of every position."`
 	Inspect    inspectCmd    `cmd:"" help:"Print a GGUF file's metadata and tensor table."`
 	Tokenize   tokenizeCmd   `cmd:"" help:"Tokenize text with a model's vocabulary (like llama-tokenize)."`

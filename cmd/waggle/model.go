@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/engine/models/qwen35"
 	"github.com/waggle-llm/waggle/kvcache"
 )
 
@@ -22,7 +23,11 @@ type modelFlags struct {
 }
 
 // open loads the model (or the demo network) and creates one session.
-func (f *modelFlags) open() (*engine.Loaded, engine.Session, error) {
+func (f *modelFlags) open() (*engine.Loaded, engine.Session, error) { return f.openWith(nil, 0) }
+
+// openWith is open with a session capturing taps (a DFlash drafter's) and,
+// for a hybrid model, a rollback depth for tree verification (0: default).
+func (f *modelFlags) openWith(taps []engine.Tap, depth int) (*engine.Loaded, engine.Session, error) {
 	if err := f.apply(&engine.SessionOptions{}); err != nil {
 		return nil, nil, err
 	}
@@ -30,6 +35,9 @@ func (f *modelFlags) open() (*engine.Loaded, engine.Session, error) {
 	l, err := f.load()
 	if err != nil {
 		return nil, nil, err
+	}
+	if m, ok := l.Model.(*qwen35.Model); ok && depth > 0 {
+		l.Model = m.With(qwen35.Options{Depth: depth})
 	}
 	tk, err := kvcache.ParseType(f.CacheTypeK)
 	if err != nil {
@@ -50,7 +58,7 @@ func (f *modelFlags) open() (*engine.Loaded, engine.Session, error) {
 		l.Close()
 		return nil, nil, fmt.Errorf("--ctx-size must be >= 0 and --batch-size > 0")
 	}
-	o := engine.SessionOptions{NCtx: f.CtxSize, NBatch: f.BatchSize, TypeK: tk, TypeV: tv, Threads: f.Threads, FlashAttn: fa}
+	o := engine.SessionOptions{NCtx: f.CtxSize, NBatch: f.BatchSize, TypeK: tk, TypeV: tv, Threads: f.Threads, FlashAttn: fa, Taps: taps}
 	f.apply(&o) // checked before loading
 	s, err := l.Model.NewSession(o)
 	if err != nil {

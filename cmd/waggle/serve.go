@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -63,7 +64,9 @@ type serveCmd struct {
 	Slots            bool                  `group:"server" name:"slots" negatable:"" default:"true" help:"Serve GET /slots (--no-slots: 501)." env:"WAGGLE_ENDPOINT_SLOTS,LLAMA_ARG_ENDPOINT_SLOTS"`
 	Pprof            string                `group:"server" name:"pprof" help:"Serve net/http/pprof on this address (host:port), a listener of its own; off when empty." env:"WAGGLE_PPROF"`
 	loopGuardFlags   `group:"server"`
+	apiFlags         `group:"server"`
 	llamaCompat
+	diffusionServeFlags `group:"server"`
 }
 
 func (c *serveCmd) Run() error {
@@ -75,7 +78,12 @@ func (c *serveCmd) Run() error {
 	for _, n := range c.ignored() {
 		fmt.Fprintf(logs.quiet, "waggle: %s\n", n)
 	}
-	l, err := c.load(logs.quiet)
+	taps, depth, err := c.prepare()
+	if err != nil {
+		return err
+	}
+	defer c.closeDraft()
+	l, err := c.load(logs.quiet, depth)
 	if err != nil {
 		return err
 	}
@@ -85,6 +93,7 @@ func (c *serveCmd) Run() error {
 		return err
 	}
 	cfg.Log = logs.loud
+	cfg.Session.Taps = taps
 	srv, err := server.New(cfg)
 	if err != nil {
 		return err
@@ -159,15 +168,14 @@ func (c *serveCmd) slots() (parallel int, unified bool) {
 
 // specNote names the speculative strategies for the ready line.
 func (c *serveCmd) specNote() string {
-	if c.SpecType == "" || c.SpecType == "none" {
-		if c.SpecDraftModel == "" {
-			return ""
-		}
+	types, err := c.types(c.draft)
+	if err != nil || len(types) == 0 {
+		return ""
 	}
-	return fmt.Sprintf(", speculative %s", c.SpecType)
+	return fmt.Sprintf(", speculative %s", strings.Join(types, ","))
 }
 
-func (c *serveCmd) load(log io.Writer) (*engine.Loaded, error) {
+func (c *serveCmd) load(log io.Writer, depth int) (*engine.Loaded, error) {
 	if c.Model == "" {
 		fmt.Fprintln(log, "waggle: no -m given: serving the embedded DEMO network (random weights; gibberish output).")
 		return engine.LoadBytes(demoModel())
@@ -180,7 +188,7 @@ func (c *serveCmd) load(log io.Writer) (*engine.Loaded, error) {
 		return nil, err
 	}
 	if m, ok := l.Model.(*qwen35.Model); ok {
-		l.Model = m.With(qwen35.Options{CtxCheckpoints: c.CtxCheckpoints, CheckpointEvery: c.CheckpointEvery})
+		l.Model = m.With(qwen35.Options{CtxCheckpoints: c.CtxCheckpoints, CheckpointEvery: c.CheckpointEvery, Depth: depth})
 	}
 	return l, nil
 }
@@ -204,7 +212,7 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 	}
 	fac := &samplerFactory{vocab: l.Tokenizer}
 	cfg.NewSampler = fac.newSampler
-	cfg.ModelPath, cfg.Alias = c.Model, c.Alias
+	cfg.ModelPath, cfg.Alias, cfg.BuildInfo = c.Model, c.Alias, buildLine()
 	if c.ChatTemplate, err = c.chatTemplate(); err != nil {
 		return cfg, err
 	}
@@ -219,15 +227,18 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 	cfg.CtxBeyondTrain = c.CtxBeyondTrain
 	cfg.Session.TypeK, cfg.Session.TypeV, cfg.Session.Threads = tk, tv, c.Threads
 	cfg.Session.FlashAttn = fa
-	if err := c.apply(&cfg.Session); err != nil {
+	if err := c.gpuFlags.apply(&cfg.Session); err != nil {
 		return cfg, err
 	}
 	cfg.Speculator = func(sess engine.Session) (*spec.Speculator, func() error, error) {
-		return c.speculator(l, sess) // one Speculator over the server's session: NSeq = --parallel
+		return c.speculator(l, sess, c.Temp) // one Speculator over the server's session: NSeq = --parallel
 	}
 	cfg.NPredict, cfg.CacheReuse = c.NPredict, c.CacheReuse
 	cfg.CacheRAMMiB, cfg.ContextShift, cfg.SlotSavePath = c.CacheRAM, c.ContextShift, c.SlotSavePath
 	cfg.APIKey, cfg.MaxQueue, cfg.Timeout = c.APIKey, c.MaxQueue, time.Duration(c.Timeout)*time.Second
+	if cfg.Diffusion, err = c.diffusionServeFlags.options(); err != nil {
+		return cfg, err
+	}
 	if c.APIKeyFile != "" {
 		if cfg.APIKey, err = readAPIKeyFile(c.APIKeyFile); err != nil {
 			return cfg, err
@@ -252,6 +263,7 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 	if _, err := fac.newSampler(probe, l.Model.Info().NVocab); err != nil {
 		return cfg, fmt.Errorf("sampling flags: %w", err)
 	}
+	c.apiFlags.apply(&cfg)
 	cfg.DisableSlots = !c.Slots
 	cfg.LogRequests = c.logRequests()
 	return cfg, nil

@@ -14,7 +14,6 @@ import (
 // and each one given is named in a log line saying why it has no effect.
 type llamaCompat struct {
 	Jinja        bool   `group:"server" name:"jinja" negatable:"" default:"true" help:"Accepted: chat templates are always rendered with Jinja."`
-	WebUI        bool   `group:"server" name:"webui" negatable:"" default:"true" help:"Serve the web chat page at / (--no-webui: off)."`
 	Props        bool   `group:"server" name:"props" help:"Accepted: GET /props always answers; changing properties with POST /props is not supported."`
 	ContBatching bool   `group:"server" name:"cont-batching" negatable:"" default:"true" help:"Accepted: continuous batching is always on."`
 	ThreadsHTTP  int    `group:"server" name:"threads-http" help:"Accepted: the HTTP server needs no thread pool." default:"-1"`

@@ -112,7 +112,7 @@ func TestServeAcceptsLlamaServerFlags(t *testing.T) {
 	if c.Alias != "my-model" || c.CtxSize != 4096 || c.Parallel != 2 || c.FlashAttn != "on" || !c.LogDisable || c.WebUI {
 		t.Fatalf("parsed %+v", c)
 	}
-	l, err := c.load(io.Discard)
+	l, err := c.load(io.Discard, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestModelIDIsFileName(t *testing.T) {
 		{"my-model,other", "/models/x.gguf", "my-model"},
 	} {
 		cmd := parseServeOK(t, "--alias", c.alias)
-		l, err := cmd.load(io.Discard)
+		l, err := cmd.load(io.Discard, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,13 +17,41 @@ type versionCmd struct {
 }
 
 func (c versionCmd) Run() error {
-	fmt.Fprintln(stdout, "waggle", version)
+	fmt.Fprintln(stdout, buildLine())
 	if !c.Verbose {
 		return nil
 	}
 	printBuild(stdout)
 	printKernels(stdout)
 	return nil
+}
+
+// buildLine is "waggle VERSION", followed by the commit (12 digits, "+dirty"
+// for modified trees) and its date when the binary recorded them: the line
+// `waggle version` prints and /props reports as build_info.
+func buildLine() string {
+	line := "waggle " + version
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return line
+	}
+	var rev, when, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			when = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if rev == "" {
+		return line
+	}
+	return fmt.Sprintf("%s (%s%s %s)", line, rev[:min(12, len(rev))], dirty, when)
 }
 
 // printBuild prints the Go version, target, tags, cgo and the VCS state

@@ -45,6 +45,11 @@ func (s *session) startOffload() error {
 			return fmt.Errorf("%s: hidden state of layer %d is captured, but layers %d.. run on the GPU; lower -ngl", s.m.v.arch, l, first)
 		}
 	}
+	for _, t := range s.opts.Taps {
+		if int(t) > first { // LayerInput(first) is the last CPU layer's output
+			return fmt.Errorf("%s: a drafter reads the residual stream inside layers %d.., which run on the GPU; lower -ngl", s.m.v.arch, first)
+		}
+	}
 	g, err := engine.NewOffload(s.m.decoderSpec(), s.opts, s.cache)
 	if err != nil {
 		return err

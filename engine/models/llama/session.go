@@ -39,9 +39,14 @@ type session struct {
 	step engine.OffloadStep
 
 	nextPos []int     // per sequence: expected position of the next token
+	ropePos []int32   // per batch token: its rotary position (Batch.RopePositions)
 	outIdx  []int     // batch indices with Output set
 	logits  []float32 // NumOutputs × nVocab
 	hidden  map[int][]float32
+	taps    *engine.TapBuffer // SessionOptions.Taps, every token
+	// embedOnly makes the output head stop after the final norm (rows
+	// 0..NumOutputs of xn): DecodeEmbeddings sets it for one batch.
+	embedOnly bool
 }
 
 // defaultCtx bounds the default context when the caller gives none.
@@ -74,6 +79,10 @@ func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
 			return nil, fmt.Errorf("capture layer %d out of range [-1, %d)", l, hp.nLayer)
 		}
 	}
+	taps, err := engine.NewTapBuffer(o.Taps, hp.nLayer, hp.nEmbd, o.NBatch)
+	if err != nil {
+		return nil, err
+	}
 	kvDim := hp.nHeadKV * hp.headDim
 	cache, err := kvcache.New(kvcache.Options{NLayer: hp.nLayer, NKV: kvDim, HeadDim: hp.headDim, NCtx: o.NCtx, NSeq: o.NSeq, TypeK: o.TypeK, TypeV: o.TypeV, Unified: o.KVUnified})
 	if err != nil {
@@ -102,8 +111,10 @@ func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
 		up:      make([]float32, nb*denseFF),
 		act:     make([]byte, nb*m.maxActivationBytes()),
 		nextPos: make([]int, o.NSeq),
+		ropePos: make([]int32, 0, o.NBatch),
 		outIdx:  make([]int, 0, o.NBatch),
 		hidden:  map[int][]float32{},
+		taps:    taps,
 	}
 	if m.v.moe {
 		s.experts = moe.NewScratch(hp.moe, nb)
@@ -153,10 +164,17 @@ func (s *session) Fork(src, dst, n int) error {
 }
 func (s *session) NumOutputs() int { return len(s.outIdx) }
 
+// Logits returns nil after DecodeEmbeddings, which computes none.
 func (s *session) Logits(k int) []float32 {
+	if s.embedOnly {
+		return nil
+	}
 	nv := s.m.hp.nVocab
 	return s.logits[k*nv : (k+1)*nv]
 }
+
+// Tapped returns batch token i's captured taps (engine.Tapper).
+func (s *session) Tapped(i int) []float32 { return s.taps.Row(i) }
 
 func (s *session) Hidden(layer, k int) []float32 {
 	h, ok := s.hidden[layer]
@@ -172,10 +190,26 @@ func (s *session) validate(b *engine.Batch) error {
 }
 
 // Decode runs the batch through the network.
-func (s *session) Decode(b *engine.Batch) error {
+func (s *session) Decode(b *engine.Batch) error { return s.decode(b, false) }
+
+// DecodeEmbeddings runs the batch like Decode but skips the output head:
+// the outputs are the final normalised hidden states (engine.Embedder).
+func (s *session) DecodeEmbeddings(b *engine.Batch) error { return s.decode(b, true) }
+
+// Embedding returns the k-th output's final normalised hidden state after
+// DecodeEmbeddings: row k of xn, where the output head left it.
+func (s *session) Embedding(k int) []float32 {
+	if !s.embedOnly || k < 0 || k >= len(s.outIdx) {
+		return nil
+	}
+	return s.row(s.xn, k, s.m.hp.nEmbd)
+}
+
+func (s *session) decode(b *engine.Batch, embedOnly bool) error {
 	if err := s.validate(b); err != nil {
 		return err
 	}
+	s.embedOnly = embedOnly
 	s.outIdx = s.outIdx[:0]
 	for i, o := range b.Output {
 		if o {
