@@ -22,7 +22,7 @@ func TestWarmCycleNoAlloc(t *testing.T) {
 	row := make([]float32, len(sess.Row(0)))
 	copy(row, sess.Row(0))
 	rowAt := func(int) []float32 { return row }
-	req := &spec.Request{Seq: 0, NMax: 3, NPast: n + 1, Last: h[n+1], History: h[:n+1], Draft: make([]int32, 0, 3)}
+	req := &spec.Request{Seq: 0, NMax: 3, NPast: n + 1, Last: h[n+1], History: h[:n+1], Draft: make([]int32, 0, 3), PMin: -1}
 	reqs := []*spec.Request{req}
 	cycle := func() {
 		s.Committed(0, n, h[n:n+1], rowAt)

@@ -32,7 +32,11 @@ func (s *Strategy) Draft(reqs []*spec.Request) {
 		if n <= 0 || r.NPast == 0 {
 			continue
 		}
-		s.jobs = append(s.jobs, job{r: r, st: st, n: n})
+		pMin := s.p.PMin
+		if r.PMin >= 0 {
+			pMin = r.PMin // the request's speculative.p_min
+		}
+		s.jobs = append(s.jobs, job{r: r, st: st, n: n, pMin: pMin})
 	}
 	if len(s.jobs) == 0 || !s.flush(s.jobs) {
 		return
@@ -65,7 +69,7 @@ func (s *Strategy) extend(step int) bool {
 		if s.observe != nil {
 			s.observe(j.r.Seq, step, s.dr.Logits(j.out), s.dr.Next(j.out))
 		}
-		tok, ok := s.pick(s.dr.Logits(j.out))
+		tok, ok := s.pick(s.dr.Logits(j.out), j.pMin)
 		if !ok {
 			j.live = false
 			continue
@@ -96,14 +100,14 @@ func (s *Strategy) extend(step int) bool {
 // pick returns the target id of the best draft logit (the lower id on a
 // tie) and whether it clears --spec-draft-p-min: its probability among
 // the top-10 candidates, as mainline's top-k sampler computes it.
-func (s *Strategy) pick(logits []float32) (int32, bool) {
+func (s *Strategy) pick(logits []float32, pMin float32) (int32, bool) {
 	best := 0
 	for i, v := range logits {
 		if v > logits[best] || (v == logits[best] && s.target(i) < s.target(best)) {
 			best = i
 		}
 	}
-	if s.p.PMin > 0 && topProb(logits, best) < s.p.PMin {
+	if pMin > 0 && topProb(logits, best) < pMin {
 		return 0, false
 	}
 	return s.target(best), true

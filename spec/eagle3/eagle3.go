@@ -30,6 +30,8 @@ func init() {
 	spec.Register("draft-eagle3", func(c *spec.Config) (spec.Strategy, error) { return New(c.Eagle3) })
 }
 
+var _ spec.HiddenReader = (*Strategy)(nil)
+
 // Strategy is the draft-eagle3 strategy.
 type Strategy struct {
 	p      spec.Eagle3Params
@@ -61,9 +63,10 @@ type Strategy struct {
 type job struct {
 	r    *spec.Request
 	st   *sequence
-	n    int  // draft cap
-	out  int  // the sequence's output row of the last drafter pass
-	live bool // still drafting
+	n    int     // draft cap
+	pMin float32 // --spec-draft-p-min, or the request's
+	out  int     // the sequence's output row of the last drafter pass
+	live bool    // still drafting
 }
 
 // New checks the drafter against its target and binds it.
@@ -107,6 +110,20 @@ func (s *Strategy) Observe(*engine.Batch) {}
 // Layers returns the target layers whose inputs the strategy reads, in
 // the order a committed row concatenates them.
 func (s *Strategy) Layers() []int { return s.layers }
+
+// Taps lists the residual-stream points the strategy reads
+// (spec.HiddenReader): the inputs of the drafter's layers.
+func (s *Strategy) Taps() []engine.Tap { return Taps(s.layers) }
+
+// Taps converts a drafter's layers (engine.FeatureInfo.Layers) to the
+// target session's taps.
+func Taps(layers []int) []engine.Tap {
+	taps := make([]engine.Tap, len(layers))
+	for i, l := range layers {
+		taps[i] = engine.LayerInput(l)
+	}
+	return taps
+}
 
 // Begin checks that what the strategy holds for seq is the prompt the
 // sequence now holds (a sequence decoded outside speculation, or reused

@@ -59,7 +59,7 @@ func lockstep(t *testing.T, sess *tapped, s *eagle3.Strategy, runs []*seqRun, nP
 					n = r.nMax
 				}
 				active = append(active, r)
-				reqs = append(reqs, &spec.Request{Seq: r.seq, NMax: n, NPast: r.nPast, Last: r.idLast, History: r.history, Draft: make([]int32, 0, n)})
+				reqs = append(reqs, &spec.Request{Seq: r.seq, NMax: n, NPast: r.nPast, Last: r.idLast, History: r.history, Draft: make([]int32, 0, n), PMin: -1})
 			}
 		}
 		if len(active) == 0 {

@@ -71,7 +71,7 @@ func mainlineLoop(t *testing.T, target *engine.Loaded, s *eagle3.Strategy, promp
 	eos := target.Tokenizer.EOS()
 	for {
 		budget := max(min(nCtx-nPast-2, nPredict-nPred-1), 0)
-		req := &spec.Request{Seq: 0, NMax: nMax, NPast: nPast, Last: idLast, History: history, Draft: make([]int32, 0, nMax)}
+		req := &spec.Request{Seq: 0, NMax: nMax, NPast: nPast, Last: idLast, History: history, Draft: make([]int32, 0, nMax), PMin: -1}
 		s.Draft([]*spec.Request{req})
 		draft := req.Draft
 		if budget > 0 && len(draft) > budget {

@@ -9,12 +9,6 @@ import (
 	"github.com/waggle-llm/waggle/kvcache"
 )
 
-// headSharer is implemented by targets whose token embeddings and output
-// head a drafter may borrow.
-type headSharer interface {
-	SharedHead() (embeddings, output *engine.Matrix)
-}
-
 // Drafter is a bound EAGLE-3 drafter: the model, the matrices it borrows,
 // its one-layer KV cache and the scratch of a pass over up to NBatch rows.
 // Buffers are sized at creation, so a warm Decode allocates nothing.
@@ -140,7 +134,7 @@ func (m *Model) resolve(target engine.Model) (embd, head *engine.Matrix, err err
 	}
 	embd, head = m.tokEmbd, m.output
 	if embd == nil || head == nil {
-		hs, ok := target.(headSharer)
+		hs, ok := target.(engine.HeadSharer)
 		if !ok {
 			return nil, nil, fmt.Errorf("the drafter borrows the target's token embeddings or output head, which %s does not share", targetName(ti))
 		}

@@ -111,7 +111,7 @@ func TestLoadErrors(t *testing.T) {
 // TestBindErrors binds drafters to targets they do not fit.
 func TestBindErrors(t *testing.T) {
 	target := model(t, "synth-llama-tiny-f32.gguf")
-	shared := share(t, target)
+	shared := target.Model
 	tok := tokenizerKVs(target)
 	cases := []struct {
 		name   string

@@ -32,66 +32,32 @@ func drafterModel(t testing.TB, name string) *eagle3.Model {
 	return l.Model.(*eagle3.Model)
 }
 
-// sharedTarget lends a target's token embeddings and output head, read
-// from its file, the way a target model that shares them does.
-type sharedTarget struct {
-	engine.Model
-	embd, out *engine.Matrix
-}
-
-func (s sharedTarget) SharedHead() (embeddings, output *engine.Matrix) { return s.embd, s.out }
-
-func share(t testing.TB, l *engine.Loaded) sharedTarget {
-	t.Helper()
-	info := l.Model.Info()
-	w := engine.Weights{F: l.File}
-	embd, err := w.Matrix("token_embd.weight", info.NEmbd, info.NVocab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := w.OptionalMatrix("output.weight", info.NEmbd, info.NVocab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out == nil {
-		out = embd
-	}
-	return sharedTarget{Model: l.Model, embd: embd, out: out}
-}
-
 // features runs the target over tokens (one sequence from position 0)
 // and returns, for every position, the fused input row: the inputs of
-// the drafter's layers, concatenated. The input of layer L is the output
-// of layer L-1 (every fixture's layers are ≥ 1). o sets the target's
-// cache types and attention path.
+// the drafter's layers, concatenated, as the target session captures them
+// (engine.Tapper). o sets the target's cache types and attention path.
 func features(t testing.TB, target engine.Model, fi engine.FeatureInfo, tokens []int32, o engine.SessionOptions) []float32 {
 	t.Helper()
-	capture := make([]int, len(fi.Layers))
-	for i, l := range fi.Layers {
-		if l < 1 {
-			t.Fatalf("layer %d: the input of layer 0 is not captured by this helper", l)
-		}
-		capture[i] = l - 1
+	o.Taps = nil
+	for _, l := range fi.Layers {
+		o.Taps = append(o.Taps, engine.LayerInput(l))
 	}
-	o.NCtx, o.NBatch, o.CaptureLayers = max(o.NCtx, len(tokens)), max(o.NBatch, len(tokens)), capture
+	o.NCtx, o.NBatch = max(o.NCtx, len(tokens)), max(o.NBatch, len(tokens))
 	sess, err := target.NewSession(o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b engine.Batch
 	for i, tok := range tokens {
-		b.Add(tok, int32(i), 0, true)
+		b.Add(tok, int32(i), 0, i == len(tokens)-1)
 	}
 	if err := sess.Decode(&b); err != nil {
 		t.Fatal(err)
 	}
-	D := fi.TargetEmbd
-	w := len(fi.Layers) * D
-	x := make([]float32, len(tokens)*w)
+	w := len(fi.Layers) * fi.TargetEmbd
+	x := make([]float32, 0, len(tokens)*w)
 	for i := range tokens {
-		for k, l := range capture {
-			copy(x[i*w+k*D:i*w+(k+1)*D], sess.Hidden(l, i))
-		}
+		x = append(x, sess.(engine.Tapper).Tapped(i)...)
 	}
 	return x
 }

@@ -39,7 +39,6 @@ var goldenCases = []goldenCase{
 // the f16 rounding their README reports).
 func TestGoldenDrafts(t *testing.T) {
 	target := model(t, "synth-llama-tiny-f32.gguf")
-	shared := share(t, target)
 	for _, gc := range goldenCases {
 		t.Run(gc.file, func(t *testing.T) {
 			g, err := golden.LoadEagle3(testenv.Require(t, filepath.Join(testenv.ModelsDir(t), "goldens-eagle3", gc.file)))
@@ -53,7 +52,7 @@ func TestGoldenDrafts(t *testing.T) {
 				o.TypeK, o.TypeV, o.FlashAttn = kvcache.F16, kvcache.F16, true
 				tol = 2e-2
 			}
-			dr, err := m.Bind(shared, o)
+			dr, err := m.Bind(target.Model, o)
 			if err != nil {
 				t.Fatal(err)
 			}

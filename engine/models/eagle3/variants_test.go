@@ -47,7 +47,6 @@ func variants() map[string]spec {
 // holds logits and fed-back states to the float64 reference.
 func TestVariantsMatchReference(t *testing.T) {
 	target := model(t, "synth-llama-tiny-f32.gguf")
-	shared := share(t, target)
 	tok := tokenizerKVs(target)
 	prompt := []int32{1, 403, 407, 261, 378, 432, 383, 286, 261, 376, 298, 315}
 	for name, sp := range variants() {
@@ -58,17 +57,17 @@ func TestVariantsMatchReference(t *testing.T) {
 				t.Fatal(err)
 			}
 			m := l.Model.(*eagle3.Model)
-			dr, err := m.Bind(shared, engine.SessionOptions{NCtx: 64, NBatch: 16, Threads: 1})
+			dr, err := m.Bind(target.Model, engine.SessionOptions{NCtx: 64, NBatch: 16, Threads: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := newRef(s, shared)
+			r := newRef(s, target.Model.(engine.HeadSharer))
 			checkVariant(t, dr, r, target.Model, m.Features(), prompt)
 		})
 	}
 }
 
-func newRef(s *synth, shared sharedTarget) *ref {
+func newRef(s *synth, shared engine.HeadSharer) *ref {
 	r := &ref{s: s, eps: 1e-5}
 	rows := func(m *engine.Matrix) [][]float32 {
 		out := make([][]float32, m.Rows)
@@ -86,7 +85,8 @@ func newRef(s *synth, shared sharedTarget) *ref {
 		}
 		return out
 	}
-	r.embd, r.head = rows(shared.embd), rows(shared.out)
+	embd, out := shared.SharedHead()
+	r.embd, r.head = rows(embd), rows(out)
 	if e := s.tensors["token_embd.weight"]; e != nil {
 		r.embd = split(e)
 	}
