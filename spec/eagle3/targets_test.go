@@ -82,3 +82,9 @@ func TestEveryTargetIsPlainGreedy(t *testing.T) {
 		})
 	}
 }
+
+// eagle3genBuild writes a random drafter for target reading layers, its
+// head over ids.
+func eagle3genBuild(target *engine.Loaded, layers []int, ids []int32) ([]byte, error) {
+	return eagle3gen.Build(target.File, eagle3gen.Options{Layers: layers, DraftIDs: ids})
+}
