@@ -36,6 +36,7 @@ type Drafter struct {
 	up      []float32 // n_ff
 	act     []byte    // activations in a weight's vec-dot format
 	nextPos []int
+	ropePos []int32 // per batch token: its rotary position (Batch.RopePositions)
 	outIdx  []int
 	logits  []float32 // NumOutputs × draft vocabulary
 	next    []float32 // NumOutputs × d
@@ -97,6 +98,7 @@ func (m *Model) Bind(target engine.Model, o engine.SessionOptions) (*Drafter, er
 		up:      make([]float32, nb*hp.nFF),
 		act:     make([]byte, nb*maxActBytes(m, head)),
 		nextPos: make([]int, o.NSeq),
+		ropePos: make([]int32, 0, nb),
 		outIdx:  make([]int, 0, nb),
 		logits:  make([]float32, 0, head.Rows),
 		next:    make([]float32, 0, d),

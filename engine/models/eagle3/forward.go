@@ -67,7 +67,10 @@ func sameActs(a, b *engine.Matrix) bool {
 
 // Decode evaluates the batch: token i paired with feature row i of g (d
 // values per row) at b.Pos[i] of sequence b.Seq[i] (see
-// engine.FeatureDrafter). A rejected batch leaves the drafter unchanged.
+// engine.FeatureDrafter). A tree batch (Batch.Parent) is evaluated as the
+// engine's sessions evaluate one: a node attends to its root's prefix and
+// its ancestors and rotates at its depth, which is how a tree of drafts
+// is grown. A rejected batch leaves the drafter unchanged.
 func (dr *Drafter) Decode(b *engine.Batch, g []float32) error {
 	if len(g) < b.Len()*dr.m.hp.nEmbd {
 		return fmt.Errorf("%s: %d feature values for a batch of %d tokens of width %d", arch, len(g), b.Len(), dr.m.hp.nEmbd)
@@ -110,7 +113,10 @@ func (dr *Drafter) forward(b *engine.Batch, g []float32) {
 		} else {
 			copy(row(dr.s, i, d), row(g, i, d))
 		}
-		kernels.RopeCache(row(dr.rope, i, hp.rope.NRot), int(b.Pos[i]), &hp.rope)
+	}
+	dr.ropePos = b.RopePositions(dr.ropePos)
+	for i := range n {
+		kernels.RopeCache(row(dr.rope, i, hp.rope.NRot), int(dr.ropePos[i]), &hp.rope)
 	}
 	dr.attention(b)
 	dr.feedForward(n)
@@ -137,7 +143,7 @@ func (dr *Drafter) attention(b *engine.Batch) {
 		}
 		dr.cache.Store(0, int(b.Seq[i]), int(b.Pos[i]), k, row(dr.v, i, kvd))
 	}
-	engine.AttendBatch(dr.pool, dr.attnOut, dr.q, b.Seq, b.Pos, dr.cache, 0, dr.shape, dr.attn)
+	engine.AttendTree(dr.pool, dr.attnOut, dr.q, b.Seq, b.Pos, b.Parent, dr.cache, 0, dr.shape, dr.attn)
 	dr.project(blk.wo, dr.proj, dr.attnOut, n, true)
 	dr.addResidual(n)
 }
