@@ -36,7 +36,9 @@ func (s *Strategy) Draft(reqs []*spec.Request) {
 		if r.PMin >= 0 {
 			pMin = r.PMin // the request's speculative.p_min
 		}
-		s.jobs = append(s.jobs, job{r: r, st: st, n: n, pMin: pMin})
+		j := job{r: r, st: st, n: n, pMin: pMin}
+		s.plan(&j)
+		s.jobs = append(s.jobs, j)
 	}
 	if len(s.jobs) == 0 || !s.flush(s.jobs) {
 		return
@@ -60,10 +62,14 @@ func (s *Strategy) Draft(reqs []*spec.Request) {
 // drafts on, decodes (token, state) at its next position. It reports
 // whether a pass ran.
 func (s *Strategy) extend(step int) bool {
-	s.batch.Reset()
+	s.resetBatch()
 	for i := range s.jobs {
 		j := &s.jobs[i]
 		if !j.live {
+			continue
+		}
+		if j.tree {
+			s.grow(j, step)
 			continue
 		}
 		if s.observe != nil {
@@ -80,21 +86,43 @@ func (s *Strategy) extend(step int) bool {
 			continue
 		}
 		prev := j.out
-		j.out = s.batch.Len()
+		j.out = s.nOut
 		s.addRow(j.st, tok, j.r.NPast+step, s.dr.Next(prev), true)
 	}
 	if s.batch.Len() == 0 {
 		return false
 	}
 	err := s.dr.Decode(&s.batch, s.feats)
-	s.batch.Reset()
+	s.resetBatch()
 	if err != nil {
 		for i := range s.jobs {
+			if j := &s.jobs[i]; j.live && j.tree {
+				j.st.tree.finish(j.r) // the tree grown so far
+			}
 			s.jobs[i].live = false
 		}
 		return false
 	}
 	return true
+}
+
+// plan makes j a tree when branches are asked for (--spec-branch-budget
+// or the request's speculative.branch_budget) and the target verifies
+// trees: depth j.n, k candidates per expansion (--spec-draft-top-k, at
+// least 2) and at most n + branches nodes (within the verify batch's
+// room and the k + (n-1)·k² candidates the growth yields).
+func (s *Strategy) plan(j *job) {
+	b := s.p.BranchBudget
+	if j.r.BranchBudget >= 0 {
+		b = j.r.BranchBudget
+	}
+	if b <= 0 || !j.r.AllowTree {
+		return
+	}
+	k := max(s.p.TopK, 2)
+	budget := min(j.n+b, max(j.r.Budget, j.n), k+(j.n-1)*k*k)
+	j.tree = true
+	j.st.tree.start(k, j.n, budget)
 }
 
 // pick returns the target id of the best draft logit (the lower id on a

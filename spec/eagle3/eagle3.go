@@ -49,6 +49,7 @@ type Strategy struct {
 	gbuf    []float32 // the staged rows' features after a flush
 
 	batch engine.Batch
+	nOut  int       // outputs in the batch
 	feats []float32 // the batch's feature rows
 	zero  []float32 // the feature of a position the drafter never saw
 	jobs  []job
@@ -67,6 +68,7 @@ type job struct {
 	pMin float32 // --spec-draft-p-min, or the request's
 	out  int     // the sequence's output row of the last drafter pass
 	live bool    // still drafting
+	tree bool    // grows a tree (grower) instead of a chain
 }
 
 // New checks the drafter against its target and binds it.

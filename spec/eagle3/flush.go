@@ -10,7 +10,7 @@ package eagle3
 func (s *Strategy) flush(jobs []job) bool {
 	s.fuseStaged()
 	nb := s.dr.Options().NBatch
-	s.batch.Reset()
+	s.resetBatch()
 	for _, st := range s.seqs {
 		if st == nil {
 			continue
@@ -35,14 +35,12 @@ func (s *Strategy) flush(jobs []job) bool {
 	if ok && s.batch.Len()+len(jobs) > nb {
 		ok = s.decode()
 	}
-	nOut := 0
 	for i := range jobs {
 		j := &jobs[i]
 		last := len(j.st.toks) - 1
 		j.live = ok && j.st.next == last
 		if j.live {
-			j.out = nOut
-			nOut++
+			j.out = s.nOut
 			s.addRow(j.st, j.r.Last, last, s.featureOf(j.st, last), true)
 		}
 	}
@@ -103,9 +101,23 @@ func (s *Strategy) clearStage() {
 
 // addRow appends (tok, g) at pos of st's sequence to the batch.
 func (s *Strategy) addRow(st *sequence, tok int32, pos int, g []float32, output bool) {
+	s.addNode(st, tok, pos, -1, g, output)
+}
+
+// addNode appends (tok, g) at pos of st's sequence to the batch as a tree
+// node under batch token parent (-1: an ordinary token), counting outputs
+// in s.nOut.
+func (s *Strategy) addNode(st *sequence, tok int32, pos int, parent int32, g []float32, output bool) {
 	i := s.batch.Len()
 	copy(s.feats[i*s.d:(i+1)*s.d], g)
-	s.batch.Add(tok, int32(pos), int32(st.id), output)
+	if parent < 0 {
+		s.batch.Add(tok, int32(pos), int32(st.id), output)
+	} else {
+		s.batch.AddNode(tok, int32(pos), int32(st.id), parent, output)
+	}
+	if output {
+		s.nOut++
+	}
 }
 
 // decode runs the batch on the drafter and empties it. On success every
@@ -113,7 +125,7 @@ func (s *Strategy) addRow(st *sequence, tok int32, pos int, g []float32, output 
 // as it was) the pairs of the batch are to be written again.
 func (s *Strategy) decode() bool {
 	err := s.dr.Decode(&s.batch, s.feats)
-	s.batch.Reset()
+	s.resetBatch()
 	for _, st := range s.seqs {
 		if st == nil {
 			continue
@@ -125,4 +137,10 @@ func (s *Strategy) decode() bool {
 		}
 	}
 	return err == nil
+}
+
+// resetBatch empties the batch and its output count.
+func (s *Strategy) resetBatch() {
+	s.batch.Reset()
+	s.nOut = 0
 }

@@ -206,14 +206,7 @@ type acceptance struct {
 // prompt, and depth 3 must accept more than depth 1 (the fed-back state
 // drafts well past the first token).
 func TestTrainedDrafterCounts(t *testing.T) {
-	data, err := os.ReadFile(testenv.Require(t, filepath.Join(testenv.ModelsDir(t), "goldens-trained-drafters", "acceptance.json")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var g acceptance
-	if err := json.Unmarshal(data, &g); err != nil {
-		t.Fatal(err)
-	}
+	g := loadAcceptance(t)
 	target := model(t, "stories260K-f32.gguf")
 	dm := drafter(t, "stories260K-eagle3-f32.gguf")
 	total := map[int]int{}
@@ -232,4 +225,17 @@ func TestTrainedDrafterCounts(t *testing.T) {
 		t.Errorf("depth 3 accepted %d tokens, depth 1 %d: deeper drafts should pay", total[3], total[1])
 	}
 	t.Logf("accepted: depth 1 %d, depth 3 %d", total[1], total[3])
+}
+
+func loadAcceptance(t *testing.T) *acceptance {
+	t.Helper()
+	data, err := os.ReadFile(testenv.Require(t, filepath.Join(testenv.ModelsDir(t), "goldens-trained-drafters", "acceptance.json")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g acceptance
+	if err := json.Unmarshal(data, &g); err != nil {
+		t.Fatal(err)
+	}
+	return &g
 }

@@ -17,6 +17,8 @@ type specRun struct {
 	drafter  engine.Model
 	nMax     int
 	nSeq     int
+	branch   int // tree branch budget (0: chains)
+	topK     int
 	adaptive bool
 	smp      sample.Params
 }
@@ -45,6 +47,7 @@ func (c specRun) speculator(t testing.TB) *spec.Speculator {
 		t.Fatal(err)
 	}
 	cfg.Eagle3.Model, cfg.Eagle3.Target, cfg.Eagle3.NMax = c.drafter, c.target.Model, c.nMax
+	cfg.Eagle3.BranchBudget, cfg.Eagle3.TopK = c.branch, c.topK
 	cfg.Eagle3.Session = sess.Options()
 	chain, err := spec.NewChain(&cfg)
 	if err != nil {
@@ -141,8 +144,9 @@ func TestSpeculatorGreedyIsPlain(t *testing.T) {
 
 // TestSpeculatorSlots runs three slots of one Speculator with the trained
 // drafter, each with its own prompt and length, stepping them together
-// (one drafter pass per depth, one verify batch): every stream must equal
-// its solo run, tokens and draft counts.
+// (one drafter pass per depth, one verify batch), drafting chains and
+// then trees: every stream must equal its solo run, tokens and draft
+// counts.
 func TestSpeculatorSlots(t *testing.T) {
 	target := model(t, "stories260K-f32.gguf")
 	dm := drafter(t, "stories260K-eagle3-f32.gguf").Model
@@ -152,34 +156,32 @@ func TestSpeculatorSlots(t *testing.T) {
 		{1, 410, 460, 316, 411, 397, 396, 322, 261, 270, 277, 372, 426, 410, 460, 316},
 	}
 	lengths := []int{60, 90, 40}
-	run := specRun{target: target, drafter: dm, nMax: 3, nSeq: len(prompts), smp: greedyParams()}
-	sp := run.speculator(t)
-	slots := make([]*spec.Slot, len(prompts))
-	outs := make([][]int32, len(prompts))
-	for i, p := range prompts {
-		smp, _ := sample.New(greedyParams(), target.Model.Info().NVocab)
-		slots[i] = &spec.Slot{Seq: int32(i), Sampler: smp, NPredict: lengths[i], IsEOG: target.Tokenizer.IsEOG}
-		tok, err := sp.Start(slots[i], p)
-		if err != nil {
-			t.Fatal(err)
+	for _, branch := range []int{0, 5} {
+		run := specRun{target: target, drafter: dm, nMax: 3, nSeq: len(prompts), branch: branch, topK: 3, smp: greedyParams()}
+		sp := run.speculator(t)
+		slots := make([]*spec.Slot, len(prompts))
+		outs := make([][]int32, len(prompts))
+		for i, p := range prompts {
+			smp, _ := sample.New(greedyParams(), target.Model.Info().NVocab)
+			slots[i] = &spec.Slot{Seq: int32(i), Sampler: smp, NPredict: lengths[i], IsEOG: target.Tokenizer.IsEOG}
+			tok, err := sp.Start(slots[i], p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			outs[i] = append(outs[i], tok)
 		}
-		outs[i] = append(outs[i], tok)
-	}
-	emit := func(sl *spec.Slot, tok int32) bool { outs[sl.Seq] = append(outs[sl.Seq], tok); return true }
-	for {
-		err := sp.Step(slots, emit)
-		if err != nil {
-			break // every slot done
+		emit := func(sl *spec.Slot, tok int32) bool { outs[sl.Seq] = append(outs[sl.Seq], tok); return true }
+		for sp.Step(slots, emit) == nil { // until every slot is done
 		}
-	}
-	run.nSeq = 1
-	for i, p := range prompts {
-		solo, sl := run.generate(t, p, lengths[i])
-		if fmt.Sprint(outs[i]) != fmt.Sprint(solo) || slots[i].DraftN != sl.DraftN || slots[i].DraftAccepted != sl.DraftAccepted {
-			t.Fatalf("slot %d: %v (drafted %d, accepted %d)\nsolo %v (drafted %d, accepted %d)", i, outs[i], slots[i].DraftN, slots[i].DraftAccepted, solo, sl.DraftN, sl.DraftAccepted)
-		}
-		if sl.DraftAccepted == 0 {
-			t.Fatalf("slot %d accepted nothing", i)
+		run.nSeq = 1
+		for i, p := range prompts {
+			solo, sl := run.generate(t, p, lengths[i])
+			if fmt.Sprint(outs[i]) != fmt.Sprint(solo) || slots[i].DraftN != sl.DraftN || slots[i].DraftAccepted != sl.DraftAccepted {
+				t.Fatalf("branch %d slot %d: %v (drafted %d, accepted %d)\nsolo %v (drafted %d, accepted %d)", branch, i, outs[i], slots[i].DraftN, slots[i].DraftAccepted, solo, sl.DraftN, sl.DraftAccepted)
+			}
+			if sl.DraftAccepted == 0 {
+				t.Fatalf("branch %d slot %d accepted nothing", branch, i)
+			}
 		}
 	}
 }
@@ -219,4 +221,37 @@ func genDrafter(t testing.TB, target *engine.Loaded, layers []int, ids []int32) 
 		t.Fatal(err)
 	}
 	return l.Model
+}
+
+// TestSpeculatorTrees drafts trees (EAGLE-3's reference growth: 3
+// candidates per expansion, depth 3, 6 branch nodes) with the trained
+// drafter on the ten prompts of goldens-trained-drafters: the output must
+// be plain greedy decoding, and the trees must accept more per cycle than
+// chains of the same depth. A hybrid target verifies trees too.
+func TestSpeculatorTrees(t *testing.T) {
+	target := model(t, "stories260K-f32.gguf")
+	dm := drafter(t, "stories260K-eagle3-f32.gguf").Model
+	g := loadAcceptance(t)
+	var flatAcc, treeAcc, flatN, treeN int
+	for _, p := range g.Prompts {
+		ref := plainWith(t, target, greedyParams(), p.IDs, 64)
+		flat, fs := specRun{target: target, drafter: dm, nMax: 3, smp: greedyParams()}.generate(t, p.IDs, 64)
+		tree, ts := specRun{target: target, drafter: dm, nMax: 3, branch: 6, topK: 3, smp: greedyParams()}.generate(t, p.IDs, 64)
+		if fmt.Sprint(flat) != fmt.Sprint(ref) || fmt.Sprint(tree) != fmt.Sprint(ref) {
+			t.Fatalf("prompt %d: output differs from plain greedy:\nflat %v\ntree %v\nref  %v", p.I, flat, tree, ref)
+		}
+		flatAcc, flatN = flatAcc+fs.DraftAccepted, flatN+fs.DraftN
+		treeAcc, treeN = treeAcc+ts.DraftAccepted, treeN+ts.DraftN
+	}
+	t.Logf("accepted: chains %d of %d drafted, trees %d of %d", flatAcc, flatN, treeAcc, treeN)
+	if treeAcc <= flatAcc {
+		t.Errorf("trees accepted %d tokens, chains %d", treeAcc, flatAcc)
+	}
+	hybrid := model(t, "synth-qwen35-spm-q8_0.gguf")
+	prompt := []int32{1, 20, 31, 42, 53, 64}
+	ref := plainWith(t, hybrid, greedyParams(), prompt, 48)
+	got, sl := specRun{target: hybrid, drafter: favouriteDrafter(t, hybrid, ref), nMax: 3, branch: 6, topK: 3, smp: greedyParams()}.generate(t, prompt, 48)
+	if fmt.Sprint(got) != fmt.Sprint(ref) || sl.DraftAccepted == 0 {
+		t.Fatalf("qwen35 trees: accepted %d\n%v\n%v", sl.DraftAccepted, got, ref)
+	}
 }

@@ -29,6 +29,8 @@ type sequence struct {
 	ring []float32
 	tag  []int
 	d    int
+	// tree is the sequence's tree of drafts in the making.
+	tree grower
 }
 
 func newSequence(id, d, nCtx int) *sequence {
