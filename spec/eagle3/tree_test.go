@@ -16,12 +16,12 @@ import (
 // history, one token at a time as a chain drafts: the seed (Last, the
 // last committed feature), then each path token fed the previous state.
 type pathEval struct {
-	dr      engine.FeatureDrafter
-	nPast   int
-	last    int32
-	seedG   []float32
-	memo    map[string][2][]float32
-	d2t     []int32
+	dr    engine.FeatureDrafter
+	nPast int
+	last  int32
+	seedG []float32
+	memo  map[string][2][]float32
+	d2t   []int32
 }
 
 func newPathEval(t *testing.T, target *engine.Loaded, fm engine.FeatureDrafterModel, history []int32, last int32) *pathEval {
