@@ -13,7 +13,8 @@ import (
 // TestRunEagle3: `waggle run --json` with the trained EAGLE-3 drafter
 // (auto-detected from -md, or named by --spec-type draft-eagle3 or eagle3,
 // with the draft cache types given) prints exactly plain greedy decoding
-// and reports draft_n and draft_n_accepted; the default depth is
+// and reports draft_n and draft_n_accepted, drafting chains or trees
+// (--spec-branch-budget); the default depth is
 // mainline's 3; a missing or mismatched drafter is refused clearly.
 func TestRunEagle3(t *testing.T) {
 	m := model(t, "stories260K-f32.gguf")
@@ -38,6 +39,7 @@ func TestRunEagle3(t *testing.T) {
 		append(fixed, "--spec-type", "draft-eagle3", "--spec-draft-model", md, "--spec-draft-n-max", "3"),
 		append(fixed, "--spec-type", "eagle3", "-md", md, "-ctkd", "f32", "-ctvd", "f32", "--spec-draft-n-max", "3"),
 		{"-md", md},
+		{"-md", md, "--spec-branch-budget", "6", "--spec-draft-top-k", "3"},
 	} {
 		r := run(extra...)
 		if !slices.Equal(r.Tokens, plain.Tokens) {
@@ -52,6 +54,9 @@ func TestRunEagle3(t *testing.T) {
 	}
 	if deep := run(append(fixed, "-md", md, "--spec-draft-n-max", "8")...); deep.Timings.DraftN == byDefault.Timings.DraftN {
 		t.Errorf("depth 8 drafted as many tokens (%d) as the default depth", deep.Timings.DraftN)
+	}
+	if tree := run(append(fixed, "-md", md, "--spec-branch-budget", "6")...); tree.Timings.DraftN <= byDefault.Timings.DraftN {
+		t.Errorf("trees of 9 nodes drafted %d tokens, chains of 3 %d", tree.Timings.DraftN, byDefault.Timings.DraftN)
 	}
 	wrong := testenv.Require(t, filepath.Join(testenv.ModelsDir(t), "drafters", "synth-eagle3-llama-tiny-f32.gguf"))
 	for _, c := range []struct {

@@ -30,8 +30,8 @@ type specFlags struct {
 	DraftPMin       *float32 `name:"spec-draft-p-min" aliases:"draft-p-min" help:"Stop drafting below this probability (draft-simple: default 0.75; draft-eagle3 and dflash: default 0, off)."`
 	CacheTypeKDraft string   `name:"cache-type-k-draft" help:"KV cache type for the draft model's keys (draft-simple, draft-eagle3; default: the target's)."`
 	CacheTypeVDraft string   `name:"cache-type-v-draft" help:"KV cache type for the draft model's values (default: the target's)."`
-	DraftTopK       int      `name:"spec-draft-top-k" aliases:"draft-topk" help:"dflash: candidates per depth of a DDTree (raised to 2 when --spec-branch-budget > 0)." default:"1"`
-	BranchBudget    int      `name:"spec-branch-budget" help:"dflash: DDTree nodes beyond the main draft path (0: flat verification)." default:"0"`
+	DraftTopK       int      `name:"spec-draft-top-k" aliases:"draft-topk" help:"dflash, draft-eagle3: candidates per depth of a tree (raised to 2 when --spec-branch-budget > 0)." default:"1"`
+	BranchBudget    int      `name:"spec-branch-budget" help:"dflash, draft-eagle3: tree nodes beyond the main draft path (0: flat verification)." default:"0"`
 	TreeBudget      int      `name:"tree-budget" help:"Legacy total DDTree node budget: sets --spec-branch-budget to max(0, N - --spec-draft-n-max) unless that is given (-1: unset)." default:"-1"`
 	DraftTemp       string   `name:"spec-draft-temp" help:"dflash drafter temperature: 0 (greedy), T > 0 (sampled drafts, verified exactly), or auto (the default --temp)." default:"0"`
 	DFlashCrossCtx  int      `name:"spec-dflash-cross-ctx" help:"dflash: target rows of context the drafter attends to." default:"512"`
@@ -304,6 +304,7 @@ func isEagle3(l *engine.Loaded) bool {
 func (f *specFlags) eagle3Params(target, draft *engine.Loaded, dso engine.SessionOptions) spec.Eagle3Params {
 	p := spec.DefaultEagle3()
 	p.NMax, p.NMin, p.Target, p.Session = f.nMax(p.NMax), f.DraftNMin, target.Model, dso
+	p.TopK, p.BranchBudget = f.DraftTopK, f.eagle3Branches()
 	if f.DraftPMin != nil {
 		p.PMin = *f.DraftPMin
 	}
@@ -321,5 +322,19 @@ func (f *specFlags) prepareEagle3() ([]engine.Tap, int, error) {
 		return nil, 0, fmt.Errorf("--spec-type draft-eagle3 needs an EAGLE-3 drafter (--spec-draft-model with an eagle3 GGUF)")
 	}
 	fm := f.draft.Model.(engine.FeatureDrafterModel)
-	return eagle3.Taps(fm.Features().Layers), max(qwen35.DefaultDepth, f.nMax(3)+1), nil
+	n, k := f.nMax(3), max(f.DraftTopK, 2)
+	nodes := n
+	if b := f.eagle3Branches(); b > 0 {
+		nodes = min(n+b, k+(n-1)*k*k)
+	}
+	return eagle3.Taps(fm.Features().Layers), max(qwen35.DefaultDepth, nodes+1), nil
+}
+
+// eagle3Branches is --spec-branch-budget for draft-eagle3, or the legacy
+// --tree-budget converted with its depth (max(0, T - n_max)).
+func (f *specFlags) eagle3Branches() int {
+	if f.TreeBudget >= 0 && f.BranchBudget == 0 {
+		return max(0, f.TreeBudget-f.nMax(3))
+	}
+	return f.BranchBudget
 }
