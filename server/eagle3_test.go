@@ -42,7 +42,7 @@ func withEagle3(t *testing.T, drafter *engine.Loaded) func(*Config) {
 }
 
 // TestEagle3Server: EAGLE-3 requests on two slots at once, as they come
-// and with per-request depth and p_min, each give the plain server's
+// and with per-request depth, p_min and tree branches, each give the plain server's
 // greedy text (so each stream is its solo output); timings and /metrics
 // report the drafts; a bad p_min is a 400.
 func TestEagle3Server(t *testing.T) {
@@ -54,7 +54,7 @@ func TestEagle3Server(t *testing.T) {
 	plain := newTestServer(t, withEagle3(t, nil))
 	ts := newTestServer(t, withEagle3(t, md))
 	prompts := []string{"[1, 403, 407, 261, 378, 432]", "[1, 385, 328, 432, 261, 376]"}
-	extras := []string{"", `,"speculative.n_max":1`, `,"speculative.p_min":0.5`}
+	extras := []string{"", `,"speculative.n_max":1`, `,"speculative.p_min":0.5`, `,"speculative.branch_budget":5`}
 	var wants []string
 	for _, p := range prompts {
 		w, _ := greedy(t, plain, p, "")
