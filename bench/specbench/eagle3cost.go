@@ -14,21 +14,32 @@ import (
 	"github.com/waggle-llm/waggle/spec/eagle3"
 )
 
-// eagle3Depths are the draft depths -eagle3-cost prices (mainline's default
-// is 3).
-var eagle3Depths = []int{1, 2, 3, 5}
+// eagle3Shape is one configuration of -eagle3-cost: a chain of depth
+// tokens (branch 0) or a tree of depth levels, k candidates per expansion
+// and at most depth + branch nodes.
+type eagle3Shape struct {
+	name             string
+	depth, branch, k int
+}
+
+// eagle3Shapes are the chains of depths 1, 2, 3 (mainline's default) and
+// 5, and trees of 9 and 16 nodes.
+var eagle3Shapes = []eagle3Shape{
+	{"chain 1", 1, 0, 1}, {"chain 2", 2, 0, 1}, {"chain 3", 3, 0, 1}, {"chain 5", 5, 0, 1},
+	{"tree 9", 3, 6, 3}, {"tree 16", 4, 12, 4},
+}
 
 // eagle3Cost measures, on model, what one EAGLE-3 cycle costs against one
 // plain decode step, in process and paired as dflashCost does: each round
 // times one plain Step and one EAGLE-3 Step (the order flipped every
 // round), each on its own session, and the figure is the median of the
-// per-round ratios. The drafter is a random one of the target's shape
+// per-round ratios, for chains and trees (eagle3Shapes). The drafter is a random one of the target's shape
 // (eagle3gen: its width and heads, an own head over the first 32000 ids
 // mapped by d2t, as the published Llama-3 drafters have), so its drafts are
 // rejected and every cycle emits one token: the ratio is the whole cycle
 // (committing the verified rows, the drafter passes, the verify batch of
 // depth+1 tokens). The speed-up column applies the acceptance the trained
-// stories260K EAGLE-3 drafter measures at the same depth (accepted drafts
+// stories260K EAGLE-3 drafter measures at the same shape (accepted drafts
 // per cycle τ over the prompts of goldens-trained-drafters): (1 + τ) / cost.
 func eagle3Cost(model, draftType string, threads, rounds int, acceptFile, tauTarget, tauDrafter string) error {
 	l, err := engine.LoadFile(model)
@@ -56,18 +67,19 @@ func eagle3Cost(model, draftType string, threads, rounds int, acceptFile, tauTar
 	}
 	name := strings.TrimSuffix(model[strings.LastIndex(model, "/")+1:], ".gguf")
 	fmt.Printf("EAGLE-3 cycle cost, %s, %d threads, %d paired rounds after a %d-token prompt; drafter: random, the target's shape, 32000-id head, %s\n\n", name, threads, rounds, len(prompt), draftType)
-	fmt.Println("| depth | verify tokens | cycle / plain step, wall (median, min–max) | cycle / plain step, CPU time | drafter share (wall) | τ (stories260K trained drafter) | speed-up (1+τ)/wall cost |")
-	fmt.Println("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-	for _, depth := range eagle3Depths {
-		plain, err := eagle3Arm(l, nil, depth, threads, prompt, rounds)
+	fmt.Println("| shape | verify tokens | cycle / plain step, wall (median, min–max) | cycle / plain step, CPU time | drafter share (wall) | τ (stories260K trained drafter) | speed-up (1+τ)/wall cost |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+	for _, sh := range eagle3Shapes {
+		plain, err := eagle3Arm(l, nil, sh, threads, prompt, rounds)
 		if err != nil {
 			return err
 		}
-		e3, err := eagle3Arm(l, dl.Model, depth, threads, prompt, rounds)
+		e3, err := eagle3Arm(l, dl.Model, sh, threads, prompt, rounds)
 		if err != nil {
 			return err
 		}
 		var ratios, cpuRatios, shares []float64
+		verifyTokens := 0
 		for r := range rounds + 2 {
 			tp, te, cp, ce, err := pairedSteps(plain, e3, r%2 == 1)
 			if err != nil {
@@ -82,13 +94,14 @@ func eagle3Cost(model, draftType string, threads, rounds int, acceptFile, tauTar
 				}
 			}
 			st.DraftNS.Store(0)
+			verifyTokens = max(verifyTokens, 1+e3.sl.DraftN/max(1, int(st.Accepts.Load())))
 		}
 		cpu := 0.0
 		if len(cpuRatios) > 0 {
 			cpu = median(cpuRatios)
 		}
-		tau := taus[depth]
-		fmt.Printf("| %d | %d | %.2fx (%.2f–%.2f) | %.2fx | %.0f%% | %.2f | %.2fx |\n", depth, depth+1, median(ratios),
+		tau := taus[sh.name]
+		fmt.Printf("| %s | %d | %.2fx (%.2f–%.2f) | %.2fx | %.0f%% | %.2f | %.2fx |\n", sh.name, verifyTokens, median(ratios),
 			slices.Min(ratios), slices.Max(ratios), cpu, 100*median(shares), tau, (1+tau)/median(ratios))
 	}
 	fmt.Println()
@@ -98,7 +111,7 @@ func eagle3Cost(model, draftType string, threads, rounds int, acceptFile, tauTar
 // eagle3Arm opens a session (capturing the drafter's layer inputs when
 // drafter is set) and a Speculator of fixed depth over it, and starts the
 // prompt.
-func eagle3Arm(l *engine.Loaded, drafter engine.Model, depth, threads int, prompt []int32, rounds int) (*arm, error) {
+func eagle3Arm(l *engine.Loaded, drafter engine.Model, sh eagle3Shape, threads int, prompt []int32, rounds int) (*arm, error) {
 	o := engine.SessionOptions{NCtx: len(prompt) + 4*rounds + 64, NBatch: 512, Threads: threads}
 	cfg := spec.DefaultConfig()
 	cfg.Adaptive.Enabled = false
@@ -112,7 +125,8 @@ func eagle3Arm(l *engine.Loaded, drafter engine.Model, depth, threads int, promp
 	}
 	var chain *spec.Chain
 	if drafter != nil {
-		cfg.Eagle3.Model, cfg.Eagle3.Target, cfg.Eagle3.NMax, cfg.Eagle3.Session = drafter, l.Model, depth, sess.Options()
+		cfg.Eagle3.Model, cfg.Eagle3.Target, cfg.Eagle3.NMax, cfg.Eagle3.Session = drafter, l.Model, sh.depth, sess.Options()
+		cfg.Eagle3.BranchBudget, cfg.Eagle3.TopK = sh.branch, sh.k
 		if chain, err = spec.NewChain(&cfg); err != nil {
 			return nil, err
 		}
@@ -128,12 +142,12 @@ func eagle3Arm(l *engine.Loaded, drafter engine.Model, depth, threads int, promp
 	return a, nil
 }
 
-// eagle3Taus runs the trained stories260K EAGLE-3 drafter at every depth
+// eagle3Taus runs the trained stories260K EAGLE-3 drafter at every shape
 // over the prompts of acceptance.json (greedy, 128 tokens, fixed depth)
 // and returns accepted drafts per verify cycle per depth (empty when the
 // files are not given).
-func eagle3Taus(acceptFile, target, drafter string, threads int) (map[int]float64, error) {
-	out := map[int]float64{}
+func eagle3Taus(acceptFile, target, drafter string, threads int) (map[string]float64, error) {
+	out := map[string]float64{}
 	if acceptFile == "" || target == "" || drafter == "" {
 		return out, nil
 	}
@@ -159,10 +173,10 @@ func eagle3Taus(acceptFile, target, drafter string, threads int) (map[int]float6
 		return nil, err
 	}
 	defer dl.Close()
-	for _, depth := range eagle3Depths {
+	for _, sh := range eagle3Shapes {
 		acc, cycles := 0, int64(0)
 		for _, p := range g.Prompts {
-			a, err := eagle3Arm(tl, dl.Model, depth, threads, p.IDs, 64)
+			a, err := eagle3Arm(tl, dl.Model, sh, threads, p.IDs, 64)
 			if err != nil {
 				return nil, err
 			}
@@ -175,7 +189,7 @@ func eagle3Taus(acceptFile, target, drafter string, threads int) (map[int]float6
 			acc += a.sl.DraftAccepted
 			cycles += a.chain.Stats()[0].Snapshot().Accepts
 		}
-		out[depth] = float64(acc) / float64(max(cycles, 1))
+		out[sh.name] = float64(acc) / float64(max(cycles, 1))
 	}
 	return out, nil
 }

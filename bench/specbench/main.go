@@ -29,9 +29,9 @@
 //
 //	go run ./bench/specbench -dflash-cost -t 2 -rounds 40 -m ../bench-models/synth-llama3.2-1b-q4_0.gguf
 //
-// -eagle3-cost does the same for EAGLE-3 cycles at depths 1, 2, 3 and 5
-// (eagle3cost.go), with the trained stories260K EAGLE-3 drafter's
-// acceptance:
+// -eagle3-cost does the same for EAGLE-3 cycles, chains of depth 1, 2, 3
+// and 5 and trees of 9 and 16 nodes (eagle3cost.go), with the trained
+// stories260K EAGLE-3 drafter's acceptance:
 //
 //	go run ./bench/specbench -eagle3-cost -drafter-type f16 -t 2 -rounds 40 -m ../bench-models/synth-llama3.2-1b-q4_0.gguf
 package main
