@@ -22,7 +22,8 @@
 //
 // -waggle-url and -llama-url use servers already running (their -np is
 // whatever they were started with; give one -np to label the rows).
-// Without -llama-server or -llama-url it drives Waggle alone.
+// Without -llama-server or -llama-url it drives Waggle alone; -only
+// llama-server drives llama-server alone.
 package main
 
 import (
@@ -49,6 +50,7 @@ type config struct {
 	extraLlama           []string
 	extraWaggle          []string
 	markdown             bool
+	only                 string // "waggle" or "llama-server": drive that side alone
 	trace                string // CSV of every request, for completion-order analysis
 	timeout              time.Duration
 }
@@ -75,6 +77,7 @@ func main() {
 	flag.BoolVar(&c.cachePrompt, "cache-prompt", false, "let the servers reuse cached prompt prefixes")
 	flag.StringVar(&extraL, "llama-args", "", "extra llama-server arguments, space-separated")
 	flag.StringVar(&extraW, "waggle-args", "", "extra waggle serve arguments, space-separated")
+	flag.StringVar(&c.only, "only", "", "drive only this side: waggle or llama-server (no solo check without waggle)")
 	flag.BoolVar(&c.markdown, "markdown", false, "print a docs/benchmarks.md section (date, commit, machine, command) around the table")
 	flag.StringVar(&c.trace, "trace", "", "write every request's timings to this CSV file")
 	flag.DurationVar(&c.timeout, "timeout", 30*time.Minute, "limit for one request")
@@ -107,8 +110,12 @@ func intList(s string) ([]int, error) {
 }
 
 func (c *config) validate() error {
-	starts := c.waggleURL == "" || (c.llamaServer != "" && c.llamaURL == "")
+	starts := (c.waggleURL == "" && c.only != "llama-server") || (c.llamaServer != "" && c.llamaURL == "")
 	switch {
+	case c.only != "" && c.only != "waggle" && c.only != "llama-server":
+		return fmt.Errorf("-only takes waggle or llama-server")
+	case c.only == "llama-server" && c.llamaServer == "" && c.llamaURL == "":
+		return fmt.Errorf("-only llama-server needs -llama-server or -llama-url")
 	case c.model == "" && starts:
 		return fmt.Errorf("need -m to start a server")
 	case (c.waggleURL != "" || c.llamaURL != "") && len(c.parallel) != 1:

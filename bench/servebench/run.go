@@ -26,7 +26,7 @@ func run(c *config) error {
 	if err := c.validate(); err != nil {
 		return err
 	}
-	if c.waggleURL == "" && c.waggle == "" {
+	if c.waggleURL == "" && c.waggle == "" && c.only != "llama-server" {
 		dir, err := os.MkdirTemp("", "servebench")
 		if err != nil {
 			return err
@@ -50,7 +50,7 @@ func run(c *config) error {
 		if err != nil {
 			return err
 		}
-		if solo == nil {
+		if solo == nil && sides[0].name == "waggle" {
 			if solo, err = l.soloRuns(sides[0]); err != nil {
 				stopAll(sides)
 				return err
@@ -75,12 +75,14 @@ func run(c *config) error {
 }
 
 // startSides starts (or attaches to) Waggle, then llama-server when one is
-// given; Waggle is always first.
+// given; Waggle, when driven, is first.
 func (c *config) startSides(np int) ([]*server, error) {
 	var sides []*server
-	if c.waggleURL != "" {
+	switch {
+	case c.only == "llama-server":
+	case c.waggleURL != "":
 		sides = append(sides, attach("waggle", c.waggleURL))
-	} else {
+	default:
 		args := append(append([]string{"serve"}, c.serverArgs(np)...), c.extraWaggle...)
 		s, err := start("waggle", c.waggle, args, 10*time.Minute)
 		if err != nil {
@@ -89,6 +91,7 @@ func (c *config) startSides(np int) ([]*server, error) {
 		sides = append(sides, s)
 	}
 	switch {
+	case c.only == "waggle":
 	case c.llamaURL != "":
 		sides = append(sides, attach("llama-server", c.llamaURL))
 	case c.llamaServer != "":
