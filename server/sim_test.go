@@ -230,11 +230,15 @@ var llamaCppCost = simCost{fixed: 26.0, decode: 7.5, prompt: 8.8}
 // every percentile. The test checks the first half (same steps under two
 // cost models) and logs the figures.
 func TestSimScheduleIgnoresCost(t *testing.T) {
-	for _, c := range []struct {
+	cases := []struct {
 		np int
 		ld simLoad
 	}{{4, simLoad{clients: 16, requests: 2, promptLen: 60, gen: 32}}, {8, simLoad{clients: 16, requests: 2, promptLen: 60, gen: 32}},
-		{8, simLoad{clients: 24, requests: 1, promptLen: 300, gen: 16}}} {
+		{8, simLoad{clients: 24, requests: 1, promptLen: 300, gen: 16}}}
+	if raceEnabled { // single-goroutine computation, checked in full by the plain run
+		cases = cases[:1]
+	}
+	for _, c := range cases {
 		a := simulate(t, c.np, 512, llama1BCost, c.ld)
 		b := simulate(t, c.np, 512, llamaCppCost, c.ld)
 		t.Logf("-np %d %+v: waggle cost: %.1f t/s, %v", c.np, c.ld, a.throughput(c.ld.gen), a)
