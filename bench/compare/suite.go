@@ -14,7 +14,8 @@ import (
 
 // allSections are the performance targets -suite measures, in order:
 //
-//	bw       the machine's read bandwidth (bench/membw): the wall for decode
+//	bw       the machine's read bandwidth and int8 multiply-add peak
+//	         (bench/membw): the walls for decode and prefill
 //	pp       pp512 and tg128 of the Llama-3.2-1B shape, Q4_0, Q4_K_M, Q8_0, F16
 //	depth    tg32 at depth 8K and 32K, f16, q8_0 and turbo3 caches, Q4_0 and
 //	         Q4_K_M; llama.cpp with flash attention on (its default, auto, is
@@ -211,8 +212,9 @@ func (c *config) toolSection(bin string, args ...string) error {
 	return nil
 }
 
-// bwSection measures the read bandwidth (1..threads) and, unless -bw was
-// given, uses its wall for the GB/s share columns of later sections.
+// bwSection measures the read bandwidth (1..threads) and the int8 peak
+// and, unless -bw or -int8-peak was given, uses them for the share
+// columns of later sections.
 func (c *config) bwSection() error {
 	bin := filepath.Join(c.tools, "membw")
 	args := []string{"-t", strconv.Itoa(c.threads), "-json"}
@@ -230,7 +232,9 @@ func (c *config) bwSection() error {
 			GoGBs   float64 `json:"go_gbs"`
 			VecGBs  float64 `json:"vec_gbs"`
 		} `json:"rows"`
-		WallGBs float64 `json:"wall_gbs"`
+		WallGBs      float64 `json:"wall_gbs"`
+		Int8Kernel   string  `json:"int8_kernel"`
+		Int8PeakGOPS float64 `json:"int8_peak_gops"`
 	}
 	if err := json.Unmarshal(out, &res); err != nil {
 		return fmt.Errorf("membw output: %w", err)
@@ -239,9 +243,16 @@ func (c *config) bwSection() error {
 	for _, r := range res.Rows {
 		parts = append(parts, fmt.Sprintf("%d threads %.1f GB/s (Go loop) / %.1f GB/s (vector)", r.Threads, r.GoGBs, r.VecGBs))
 	}
-	fmt.Printf("%s; the wall: **%.1f GB/s**.\n\n", strings.Join(parts, ", "), res.WallGBs)
+	fmt.Printf("%s; the wall: **%.1f GB/s**.", strings.Join(parts, ", "), res.WallGBs)
+	if res.Int8Kernel != "" {
+		fmt.Printf(" int8 multiply-add peak (%s, %d threads): **%.0f GOPS**.", res.Int8Kernel, c.threads, res.Int8PeakGOPS)
+	}
+	fmt.Printf("\n\n")
 	if c.bandwidth == 0 {
 		c.bandwidth = res.WallGBs
+	}
+	if c.int8Peak == 0 {
+		c.int8Peak = res.Int8PeakGOPS
 	}
 	return nil
 }

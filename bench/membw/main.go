@@ -23,6 +23,11 @@
 // them on a 256 KiB buffer per thread, which stays in the core's cache:
 // a reader whose in-cache speed is well above its memory speed is waiting
 // on memory, not on its own instructions.
+//
+// -int8 also measures the int8 multiply-add peak (twelve independent
+// AVX-512 VNNI VPDPBUSD per round, on every thread at once), the ceiling
+// prefill's integer dot products are quoted against; CPUs without AVX-512
+// VNNI report none.
 package main
 
 import (
@@ -42,6 +47,7 @@ type config struct {
 	reps     int
 	model    string
 	check    bool
+	int8     bool
 	json     bool
 	markdown bool
 }
@@ -53,6 +59,7 @@ func main() {
 	flag.IntVar(&c.reps, "r", 5, "passes per thread count (the best is reported)")
 	flag.StringVar(&c.model, "m", "", "read this GGUF model's tensor data through its mapping instead of an anonymous buffer")
 	flag.BoolVar(&c.check, "check", true, "also time the readers on an in-cache buffer (is the reader the limit?)")
+	flag.BoolVar(&c.int8, "int8", true, "also measure the int8 multiply-add peak (AVX-512 VNNI), for the prefill share of it")
 	flag.BoolVar(&c.json, "json", false, "print JSON instead of a table")
 	flag.BoolVar(&c.markdown, "markdown", false, "print a docs/benchmarks.md section (date, commit, machine, command) around the table")
 	flag.Parse()
@@ -70,6 +77,10 @@ type Result struct {
 	// WallGBs is the read bandwidth to quote: the best reader at the
 	// largest thread count measured.
 	WallGBs float64 `json:"wall_gbs"`
+	// Int8Kernel names the int8 peak loop ("" when the CPU has none);
+	// Int8PeakGOPS is its best figure at the largest thread count.
+	Int8Kernel   string  `json:"int8_kernel,omitempty"`
+	Int8PeakGOPS float64 `json:"int8_peak_gops,omitempty"`
 }
 
 // Row is one thread count. GB/s are 1e9 bytes per second; 0 means not
@@ -82,6 +93,7 @@ type Row struct {
 	VecMedianGBs float64 `json:"vec_median_gbs"`
 	GoCacheGBs   float64 `json:"go_cache_gbs"`  // per thread, in-cache
 	VecCacheGBs  float64 `json:"vec_cache_gbs"` // per thread, in-cache
+	Int8GOPS     float64 `json:"int8_gops"`     // all threads, best pass
 }
 
 func run(c *config, w io.Writer) error {
@@ -105,11 +117,17 @@ func run(c *config, w io.Writer) error {
 		if c.check {
 			r.GoCacheGBs, r.VecCacheGBs = inCache(t)
 		}
-		fmt.Fprintf(os.Stderr, "membw: %d threads: go %.1f GB/s, vector %.1f GB/s\n", t, r.GoGBs, r.VecGBs)
+		if c.int8 {
+			r.Int8GOPS, _ = int8Peak(t, c.reps)
+		}
+		fmt.Fprintf(os.Stderr, "membw: %d threads: go %.1f GB/s, vector %.1f GB/s, int8 %.0f GOPS\n", t, r.GoGBs, r.VecGBs, r.Int8GOPS)
 		res.Rows = append(res.Rows, r)
 	}
 	last := res.Rows[len(res.Rows)-1]
 	res.WallGBs = max(last.GoGBs, last.VecGBs)
+	if _, _, name := int8Kernel(); c.int8 && name != "" {
+		res.Int8Kernel, res.Int8PeakGOPS = name, last.Int8GOPS
+	}
 	if c.json {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -128,9 +146,15 @@ func printTable(w io.Writer, res *Result, c *config) {
 	if c.check {
 		fmt.Fprintf(w, " in-cache Go loop GB/s per thread | in-cache vector GB/s per thread |")
 	}
+	if res.Int8Kernel != "" {
+		fmt.Fprintf(w, " int8 GOPS (%s) |", res.Int8Kernel)
+	}
 	fmt.Fprintf(w, "\n| ---: | ---: | ---: |")
 	if c.check {
 		fmt.Fprintf(w, " ---: | ---: |")
+	}
+	if res.Int8Kernel != "" {
+		fmt.Fprintf(w, " ---: |")
 	}
 	fmt.Fprintln(w)
 	for _, r := range res.Rows {
@@ -142,8 +166,15 @@ func printTable(w io.Writer, res *Result, c *config) {
 		if c.check {
 			fmt.Fprintf(w, " %.1f | %.1f |", r.GoCacheGBs, r.VecCacheGBs)
 		}
+		if res.Int8Kernel != "" {
+			fmt.Fprintf(w, " %.0f |", r.Int8GOPS)
+		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "\n%s (%.0f MiB), best of %d passes; read bandwidth (the wall): **%.1f GB/s** at %d threads.\n",
+	fmt.Fprintf(w, "\n%s (%.0f MiB), best of %d passes; read bandwidth (the wall): **%.1f GB/s** at %d threads.",
 		res.Source, float64(res.Bytes)/(1<<20), c.reps, res.WallGBs, res.Rows[len(res.Rows)-1].Threads)
+	if res.Int8Kernel != "" {
+		fmt.Fprintf(w, " int8 multiply-add peak: **%.0f GOPS** (bench/compare -int8-peak).", res.Int8PeakGOPS)
+	}
+	fmt.Fprintln(w)
 }

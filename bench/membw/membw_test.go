@@ -74,7 +74,7 @@ func TestReaders(t *testing.T) {
 func TestRun(t *testing.T) {
 	model := testenv.Model(t, "stories260K-f32.gguf")
 	for _, c := range []config{
-		{sizeMiB: 4, threads: 2, reps: 2, check: true, json: true},
+		{sizeMiB: 4, threads: 2, reps: 2, check: true, int8: true, json: true},
 		{sizeMiB: 1, threads: 1, reps: 1, model: model, json: true},
 	} {
 		var out bytes.Buffer
@@ -93,6 +93,9 @@ func TestRun(t *testing.T) {
 		}
 		if c.model != "" && res.Rows[0].VecGBs != 0 {
 			t.Fatalf("the vector reader ran on weight bytes: %+v", res)
+		}
+		if _, _, name := int8Kernel(); c.int8 && (name != "") != (res.Int8PeakGOPS > 0 && res.Int8Kernel == name) {
+			t.Fatalf("int8 loop %q, result %+v", name, res)
 		}
 	}
 }

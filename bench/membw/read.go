@@ -131,9 +131,15 @@ func readVec(segs [][]byte) float64 {
 // pass runs read on every share at once, each on its own OS thread, and
 // returns the time from the common start to the last thread's end.
 func pass(shares [][][]byte, read func([][]byte) float64) time.Duration {
+	return together(len(shares), func(i int) { sink[i%len(sink)] += read(shares[i]) })
+}
+
+// together runs f(0..t-1) at once, each on its own OS thread, and returns
+// the time from the common start (every thread ready) to the last end.
+func together(t int, f func(i int)) time.Duration {
 	var ready, done sync.WaitGroup
 	gate := make(chan struct{})
-	for i := range shares {
+	for i := range t {
 		ready.Add(1)
 		done.Add(1)
 		go func() {
@@ -142,7 +148,7 @@ func pass(shares [][][]byte, read func([][]byte) float64) time.Duration {
 			defer runtime.UnlockOSThread()
 			ready.Done()
 			<-gate
-			sink[i%len(sink)] += read(shares[i])
+			f(i)
 		}()
 	}
 	ready.Wait()
@@ -195,4 +201,31 @@ func inCache(t int) (goGBs, vecGBs float64) {
 		return float64(cacheBytes*rounds) / best / 1e9
 	}
 	return per(readGo), per(readVec)
+}
+
+// int8Peak runs this CPU's int8 multiply-add loop on t threads at once
+// and returns the best and median GOPS (integer operations, a multiply
+// and an add each, per second) of reps passes of about 0.2 s; 0 when the
+// CPU has no such loop.
+func int8Peak(t, reps int) (best, med float64) {
+	loop, opsPerRound, _ := int8Kernel()
+	if loop == nil {
+		return 0, 0
+	}
+	n := 1 << 16
+	for { // calibrate: rounds per pass for about 0.2 s on one thread
+		d := together(1, func(int) { loop(n) })
+		if d > 50*time.Millisecond || n > 1<<34 {
+			n = int(float64(n) * 0.2 / d.Seconds())
+			break
+		}
+		n *= 4
+	}
+	gops := make([]float64, reps)
+	for r := range gops {
+		d := together(t, func(int) { loop(n) })
+		gops[r] = float64(t) * float64(n) * opsPerRound / d.Seconds() / 1e9
+	}
+	slices.Sort(gops)
+	return gops[reps-1], gops[reps/2]
 }
