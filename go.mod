@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/alecthomas/kong v1.17.0
+	github.com/ebitengine/purego v0.11.3
 	github.com/nikolalohinski/gonja/v2 v2.9.1
 	github.com/valyala/fasthttp v1.74.0
 	golang.org/x/sys v0.49.0

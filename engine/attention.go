@@ -60,8 +60,10 @@ type AttentionShape struct {
 func Attend(out, q []float32, c *kvcache.Cache, layer, seq, n int, sh AttentionShape, s *AttentionScratch) {
 	a := attendTask{c: c, layer: layer, sh: sh, flash: s.flash}
 	a.bind()
+	w := &s.workers[0]
+	w.spans = c.Spans(seq, n, w.spans)
 	for g0 := 0; g0 < sh.NHeadKV; g0 += attnBlock {
-		a.kvGroups(&s.workers[0], out, q, seq, n, g0, min(g0+attnBlock, sh.NHeadKV))
+		a.kvGroups(w, out, q, n, g0, min(g0+attnBlock, sh.NHeadKV))
 	}
 }
 
@@ -77,6 +79,17 @@ func Attend(out, q []float32, c *kvcache.Cache, layer, seq, n int, sh AttentionS
 // result. Work below attnMinWork multiply-adds runs on the
 // caller. p may be nil; s must have been sized for p.Threads() workers.
 func AttendBatch(p *kernels.Pool, out, q []float32, seq, pos []int32, c *kvcache.Cache, layer int, sh AttentionShape, s *AttentionScratch) {
+	AttendTree(p, out, q, seq, pos, nil, c, layer, sh, s)
+}
+
+// AttendTree is AttendBatch for a batch that may be a tree (Batch.Parent;
+// nil or empty: none): a tree node attends to the positions of its
+// sequence up to its root and to its ancestors and itself, renumbered as
+// consecutive positions (visibleSpans), so its result has exactly the bits
+// of the same token decoded as an ordinary token after its root and
+// ancestors, at its rotary position. Ordinary tokens attend as in
+// AttendBatch.
+func AttendTree(p *kernels.Pool, out, q []float32, seq, pos, parent []int32, c *kvcache.Cache, layer int, sh AttentionShape, s *AttentionScratch) {
 	if p.Threads() > len(s.workers) {
 		panic(fmt.Sprintf("engine: AttendBatch on %d threads with scratch for %d", p.Threads(), len(s.workers)))
 	}
@@ -84,7 +97,10 @@ func AttendBatch(p *kernels.Pool, out, q []float32, seq, pos []int32, c *kvcache
 		panic("engine: AttendBatch: seq and pos differ in length")
 	}
 	a := &s.task
-	*a = attendTask{out: out, q: q, seq: seq, pos: pos, c: c, layer: layer, sh: sh, owner: s, flash: s.flash}
+	if len(parent) == 0 {
+		parent = nil
+	}
+	*a = attendTask{out: out, q: q, seq: seq, pos: pos, parent: parent, c: c, layer: layer, sh: sh, owner: s, flash: s.flash}
 	a.bind()
 	work := 0
 	for _, ps := range pos {
@@ -105,7 +121,7 @@ func AttendBatch(p *kernels.Pool, out, q []float32, seq, pos []int32, c *kvcache
 	} else {
 		p.Do(a)
 	}
-	a.out, a.q, a.seq, a.pos, a.c = nil, nil, nil, nil, nil
+	a.out, a.q, a.seq, a.pos, a.parent, a.c = nil, nil, nil, nil, nil, nil
 }
 
 // attnMinWork is the attention size (cached positions × heads × head dim,
@@ -118,6 +134,7 @@ const attnMinWork = 32 << 10
 type attendTask struct {
 	out, q         []float32
 	seq, pos       []int32
+	parent         []int32 // tree batches: per token, its parent (-1: ordinary); nil otherwise
 	c              *kvcache.Cache
 	layer          int
 	sh             AttentionShape
@@ -157,6 +174,51 @@ func (a *attendTask) Run(worker, _ int) {
 	for it := int(a.next.Add(1)) - 1; it < a.items; it = int(a.next.Add(1)) - 1 {
 		i, b := it/a.blocks, it%a.blocks
 		g0, g1 := b*a.sh.NHeadKV/a.blocks, (b+1)*a.sh.NHeadKV/a.blocks
-		a.kvGroups(w, a.out[i*d:(i+1)*d], a.q[i*d:(i+1)*d], int(a.seq[i]), int(a.pos[i])+1, g0, g1)
+		n := a.visibleSpans(w, i)
+		a.kvGroups(w, a.out[i*d:(i+1)*d], a.q[i*d:(i+1)*d], n, g0, g1)
 	}
+}
+
+// visibleSpans lays out in w.spans the cells token i attends to and
+// returns their number n: the first pos+1 positions of its sequence for an
+// ordinary token; for a tree node, the positions up to its root's followed
+// by its ancestors' cells and its own, numbered on from there (position
+// root+d for depth d), adjacent cells merged into one span. Nodes on a
+// tree's first chain (stored right after the root) thus attend over one
+// span, as the same tokens decoded in order would.
+func (a *attendTask) visibleSpans(w *attnWorker, i int) int {
+	seq := int(a.seq[i])
+	if a.parent == nil || a.parent[i] < 0 {
+		n := int(a.pos[i]) + 1
+		w.spans = a.c.Spans(seq, n, w.spans)
+		return n
+	}
+	depth, root := 0, i
+	for a.parent[root] >= 0 {
+		root = int(a.parent[root])
+		depth++
+	}
+	n0 := int(a.pos[root]) + 1
+	w.spans = a.c.Spans(seq, n0, w.spans)
+	base := len(w.spans)
+	for range depth {
+		w.spans = append(w.spans, kvcache.Span{})
+	}
+	for k, j := depth-1, i; k >= 0; k, j = k-1, int(a.parent[j]) {
+		w.spans[base+k] = kvcache.Span{Pos: n0 + k, Cell: a.c.Cell(seq, int(a.pos[j])), N: 1}
+	}
+	out := base
+	for k := base; k < len(w.spans); k++ {
+		sp := w.spans[k]
+		if out > 0 {
+			if last := &w.spans[out-1]; last.Cell+last.N == sp.Cell {
+				last.N++
+				continue
+			}
+		}
+		w.spans[out] = sp
+		out++
+	}
+	w.spans = w.spans[:out]
+	return n0 + depth
 }

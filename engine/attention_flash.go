@@ -75,9 +75,8 @@ func NewSessionAttentionScratch(o SessionOptions, headDim, group, workers int) *
 func (s *AttentionScratch) Flash() bool { return s.flash }
 
 // flashGroups is kvGroups on the flash path: the query heads of KV heads
-// [g0, g1) of one token over the first n positions of seq.
-func (a *attendTask) flashGroups(w *attnWorker, out, q []float32, seq, n, g0, g1 int) {
-	w.spans = a.c.Spans(seq, n, w.spans)
+// [g0, g1) of one token over the n positions w.spans lays out.
+func (a *attendTask) flashGroups(w *attnWorker, out, q []float32, n, g0, g1 int) {
 	gs, fs := &w.group, &w.flash
 	for g := g0; g < g1; g++ {
 		a.prepareQueries(gs, q, g-g0, g)

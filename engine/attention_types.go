@@ -89,16 +89,16 @@ func (a *attendTask) headScores(gs *groupScratch, b, n int) []float32 {
 }
 
 // kvGroups attends the query heads of KV heads [g0, g1) (at most attnBlock)
-// of one token (q, out: all heads of it) over the first n positions of
-// seq. Each head's result is exactly what it would be alone: its chunks,
-// sums and softmax run in the same order; only the walk over the rows is
-// shared.
-func (a *attendTask) kvGroups(w *attnWorker, out, q []float32, seq, n, g0, g1 int) {
+// of one token (q, out: all heads of it) over the n positions that
+// w.spans lays out (the first n positions of the token's sequence, or a
+// tree node's visible cells renumbered 0…n-1: visibleSpans). Each head's
+// result is exactly what it would be alone: its chunks, sums and softmax
+// run in the same order; only the walk over the rows is shared.
+func (a *attendTask) kvGroups(w *attnWorker, out, q []float32, n, g0, g1 int) {
 	if a.flash {
-		a.flashGroups(w, out, q, seq, n, g0, g1)
+		a.flashGroups(w, out, q, n, g0, g1)
 		return
 	}
-	w.spans = a.c.Spans(seq, n, w.spans)
 	gs := &w.group
 	for g := g0; g < g1; g++ {
 		a.prepareQueries(gs, q, g-g0, g)

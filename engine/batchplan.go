@@ -27,7 +27,7 @@ func PlanBatch(name string, b *Batch, c *kvcache.Cache, o SessionOptions, nVocab
 	if n > o.NBatch {
 		return fmt.Errorf("%s: batch of %d tokens exceeds the batch size %d", name, n, o.NBatch)
 	}
-	if len(b.Pos) != n || len(b.Seq) != n || len(b.Output) != n {
+	if len(b.Pos) != n || len(b.Seq) != n || len(b.Output) != n || (b.IsTree() && len(b.Parent) != n) {
 		return fmt.Errorf("%s: batch fields have different lengths", name)
 	}
 	for seq := range nextPos {
@@ -54,7 +54,40 @@ func PlanBatch(name string, b *Batch, c *kvcache.Cache, o SessionOptions, nVocab
 		}
 		nextPos[seq]++
 	}
+	if b.IsTree() {
+		if err := checkTree(name, b); err != nil {
+			return err
+		}
+	}
 	return reserveBatch(name, c, nextPos)
+}
+
+// checkTree checks a tree batch's parents (Batch): each node's parent is
+// an earlier token of its sequence, and no ordinary token follows a tree
+// node of its sequence. The second check is quadratic in the tokens after
+// the first node, which a verify tree keeps small.
+func checkTree(name string, b *Batch) error {
+	firstNode := -1
+	for i, p := range b.Parent {
+		switch {
+		case p >= 0:
+			if int(p) >= i || b.Seq[p] != b.Seq[i] {
+				return fmt.Errorf("%s: tree node %d has parent %d, not an earlier token of its sequence", name, i, p)
+			}
+			if firstNode < 0 {
+				firstNode = i
+			}
+		case p != -1:
+			return fmt.Errorf("%s: batch index %d has parent %d (want -1 or an earlier index)", name, i, p)
+		case firstNode >= 0:
+			for j := firstNode; j < i; j++ {
+				if b.Parent[j] >= 0 && b.Seq[j] == b.Seq[i] {
+					return fmt.Errorf("%s: ordinary token %d follows tree node %d of sequence %d", name, i, j, b.Seq[i])
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // reserveBatch makes the cache room for every sequence's new positions

@@ -21,28 +21,96 @@ import (
 // to sequence Seq[i] at position Pos[i]; positions of one sequence must be
 // consecutive, continuing from the sequence's current length. Output[i] asks
 // for logits (and captured hidden states) of token i.
+//
+// A tree batch (Parent non-empty, one entry per token) verifies several
+// continuations of a sequence at once, as tree drafters (DDTree, EAGLE)
+// propose them. Parent[i] = -1 makes token i an ordinary token, which
+// attends causally to every position of its sequence up to its own;
+// Parent[i] = j (j < i, same sequence) makes it a tree node whose parent
+// is batch token j: it attends only to what j sees plus itself (the
+// committed positions before the tree's root and its own ancestors), and
+// its rotary position is j's plus one (its depth below the root), so
+// siblings share a position. Pos[i] still numbers the cache cells
+// consecutively (token i is stored at position Pos[i]); after the Decode
+// the caller keeps one root-to-leaf path with TreeSession.KeepPath, which
+// moves the path's cells to consecutive positions. An ordinary token must
+// not follow a tree node of its sequence in the same batch. Sessions that
+// do not implement TreeSession refuse tree batches.
 type Batch struct {
 	Tokens []int32
 	Pos    []int32
 	Seq    []int32
 	Output []bool
+	Parent []int32
 }
 
 // Reset empties the batch, keeping its storage.
 func (b *Batch) Reset() {
 	b.Tokens, b.Pos, b.Seq, b.Output = b.Tokens[:0], b.Pos[:0], b.Seq[:0], b.Output[:0]
+	b.Parent = b.Parent[:0]
 }
 
-// Add appends one token.
+// Add appends one ordinary token.
 func (b *Batch) Add(tok, pos, seq int32, output bool) {
 	b.Tokens = append(b.Tokens, tok)
 	b.Pos = append(b.Pos, pos)
 	b.Seq = append(b.Seq, seq)
 	b.Output = append(b.Output, output)
+	if len(b.Parent) > 0 {
+		b.Parent = append(b.Parent, -1)
+	}
+}
+
+// AddNode appends a tree node whose parent is batch token parent (-1: an
+// ordinary token), making the batch a tree batch.
+func (b *Batch) AddNode(tok, pos, seq, parent int32, output bool) {
+	for len(b.Parent) < len(b.Tokens) {
+		b.Parent = append(b.Parent, -1)
+	}
+	b.Tokens = append(b.Tokens, tok)
+	b.Pos = append(b.Pos, pos)
+	b.Seq = append(b.Seq, seq)
+	b.Output = append(b.Output, output)
+	b.Parent = append(b.Parent, parent)
 }
 
 // Len returns the number of tokens in the batch.
 func (b *Batch) Len() int { return len(b.Tokens) }
+
+// IsTree reports whether the batch carries parents.
+func (b *Batch) IsTree() bool { return len(b.Parent) > 0 }
+
+// RopePositions fills dst[:Len()] with every token's position in its
+// sequence as the network sees it (rotary embedding, attention order):
+// Pos[i] for an ordinary token, its parent's plus one for a tree node.
+// The batch must have been validated (PlanBatch).
+func (b *Batch) RopePositions(dst []int32) []int32 {
+	dst = append(dst[:0], b.Pos...)
+	for i, p := range b.Parent {
+		if p >= 0 {
+			dst[i] = dst[p] + 1
+		}
+	}
+	return dst
+}
+
+// TreeSession is implemented by sessions that decode tree batches.
+type TreeSession interface {
+	// KeepPath keeps one root-to-leaf path of the tree that the last
+	// Decode appended to sequence seq, and must follow that Decode before
+	// any other change to seq. root is the position of the tree's root
+	// (an ordinary token); path lists the positions (cells, Batch.Pos) of
+	// the kept nodes from depth 1 down, each a child of the one before
+	// (the first a child of the root). Afterwards seq holds root+1+
+	// len(path) positions: position root+1+k holds what path[k] held, and
+	// the cache (keys, values, recurrent state) equals what decoding the
+	// root and the path as ordinary tokens would have left. An empty path
+	// keeps the root only.
+	KeepPath(seq, root int, path []int32) error
+	// TreeLimit is the most tokens a tree batch may give one sequence
+	// (0: only the batch size limits it).
+	TreeLimit() int
+}
 
 // Info describes a loaded model.
 type Info struct {
@@ -85,6 +153,19 @@ type SessionOptions struct {
 	// every output token (speculative drafters read them). -1 means the final
 	// normalised state that feeds the output head.
 	CaptureLayers []int
+	// GPULayers is llama.cpp's -ngl: the last GPULayers layers, with their
+	// KV cache, run on the GPU backend (offload.go); above the layer count
+	// the output head runs there too. 0 runs everything on the CPU.
+	GPULayers int
+	// Device picks the GPU (--device / --main-gpu): an index or a name
+	// substring; "" lets the backend choose.
+	Device string
+	// Taps lists residual-stream points (Tap) captured for every token of
+	// every Decode, read through the Tapper interface (drafters that
+	// condition on the target's hidden states: DFlash, EAGLE-3). Memory:
+	// NBatch·len(Taps)·NEmbd float32. Points inside offloaded layers are
+	// refused.
+	Taps []Tap
 }
 
 // Model is a loaded network. It is immutable and may back many sessions.

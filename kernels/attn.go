@@ -106,12 +106,3 @@ func attnValuesF16Generic(dst, p []float32, v []byte, vStride int) {
 		}
 	}
 }
-
-// registerAttn adds each implementation's AttnValues kernels (attnArch,
-// defined per build) to its table and returns impls.
-func registerAttn(impls []*implementation) []*implementation {
-	for _, im := range impls {
-		attnArch(im.name, &im.kernels)
-	}
-	return impls
-}

@@ -46,14 +46,14 @@ func attnScoresF16AMD64(dst []float32, k []byte, kStride int, q []byte, n int) {
 	attnScoresF16AVX2(&dst[0], &k[0], kStride, &q[0], len(dst), n)
 }
 
-// attnArch registers the AVX2 attention kernels in the avx2 table (avx512
-// inherits them, with the F16 vecDot attnScoresF16AMD64 reproduces).
-func attnArch(name string, kt *kernelTable) {
-	if name == "avx2" {
-		kt.attnValues[F32] = attnValuesF32AMD64
-		kt.attnValues[F16] = attnValuesF16AMD64
-		kt.attnScores[F16] = attnScoresF16AMD64
-	}
+// registerAttnAMD64 puts the AVX2 attention kernels in the avx2 row (the
+// levels above inherit them, with the F16 vecDot attnScoresF16AMD64
+// reproduces).
+func registerAttnAMD64(t *levelTables) {
+	avx2 := &t[AVX2]
+	avx2.attnValues[F32] = attnValuesF32AMD64
+	avx2.attnValues[F16] = attnValuesF16AMD64
+	avx2.attnScores[F16] = attnScoresF16AMD64
 }
 
 // attnValuesF32AMD64 runs the assembly over the columns up to the last

@@ -40,15 +40,14 @@ func attnScoresF32NEON(dst *float32, k *byte, kStride int, q *byte, nKeys, n int
 //go:noescape
 func attnScoresF16NEON(dst *float32, k *byte, kStride int, q *byte, nKeys, n int)
 
-// attnArch registers the NEON attention kernels in the neon table
+// registerAttnARM64 puts the NEON attention kernels in the neon row
 // (neondot inherits them, with the F32/F16 vecDots the scores reproduce).
-func attnArch(name string, kt *kernelTable) {
-	if name == "neon" {
-		kt.attnValues[F32] = attnValuesF32ARM64
-		kt.attnValues[F16] = attnValuesF16ARM64
-		kt.attnScores[F32] = attnScoresF32ARM64
-		kt.attnScores[F16] = attnScoresF16ARM64
-	}
+func registerAttnARM64(t *levelTables) {
+	neon := &t[NEON]
+	neon.attnValues[F32] = attnValuesF32ARM64
+	neon.attnValues[F16] = attnValuesF16ARM64
+	neon.attnScores[F32] = attnScoresF32ARM64
+	neon.attnScores[F16] = attnScoresF16ARM64
 }
 
 // attnValuesF32ARM64 runs the assembly over the columns up to the last

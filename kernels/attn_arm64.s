@@ -153,7 +153,7 @@ TEXT ·attnValuesF16NEON(SB), NOSPLIT, $0-48
 	RET
 
 // ---- AttnScores: per key exactly the instructions of dotF32NEON /
-// dotF16NEON (float_arm64.s): float32 products widened to float64 and
+// dotF16NEON (float_dot_arm64.s): float32 products widened to float64 and
 // summed in eight lanes, folded as ((l0+l2)+(l4+l6)) + ((l1+l3)+(l5+l7)),
 // then rounded to float32, so each score has the bits of vecDotF32NEON /
 // vecDotF16NEON on a key whose length is a multiple of 8.
@@ -170,7 +170,7 @@ TEXT ·attnValuesF16NEON(SB), NOSPLIT, $0-48
 
 // ACC8 rounds the 8 products V4 = V0*V2, V5 = V1*V3 to float32, widens
 // them exactly and adds them to the float64 lanes V20..V23, as in
-// float_arm64.s.
+// float_dot_arm64.s.
 #define ACC8 \
 	FMUL4S(2, 0, 4);    \
 	FMUL4S(3, 1, 5);    \

@@ -2,9 +2,8 @@
 
 package kernels
 
-// Stubs in deltanet_amd64.s (AVX2; the avx512 implementation runs them
-// too, see deltanet_bench_test.go for why there is no 512-bit variant)
-// and the *Arch names deltanet_asm.go dispatches to.
+// Stubs in deltanet_amd64.s (AVX2; the avx512 levels run them too, except
+// for the state update, which has a 16-lane form) and their registration.
 
 // gatedDeltaAVX2 advances dv state rows of dk floats each, like
 // gatedDeltaStepGeneric when out is non-nil and like
@@ -47,23 +46,28 @@ func deltaAxpysAVX2(y, rows, w *float32, m, n int)
 //go:noescape
 func gatedDeltaAVX512(s, q, k, v, out *float32, dk, dv int, decay, beta float32)
 
-func gatedDeltaArch(s, q, k, v, out *float32, dk, dv int, decay, beta float32) {
-	if deltaStep512 && dk%16 == 0 && activeName == "avx512" {
+// gatedDelta512 runs gatedDeltaAVX512 where dk is a multiple of 16 and
+// gatedDeltaAVX2 otherwise (the registry's contract is dk%8 == 0).
+func gatedDelta512(s, q, k, v, out *float32, dk, dv int, decay, beta float32) {
+	if dk%16 == 0 {
 		gatedDeltaAVX512(s, q, k, v, out, dk, dv, decay, beta)
 		return
 	}
 	gatedDeltaAVX2(s, q, k, v, out, dk, dv, decay, beta)
 }
 
-// deltaStep512 enables gatedDeltaAVX512 under the avx512 implementation.
-var deltaStep512 = true
-
-func convTapsArch(out, state, x, w *float32, n, kTaps int) { convTapsAVX2(out, state, x, w, n, kTaps) }
-
-func deltaDotsArch(out, rows, x *float32, m, n int) { deltaDotsAVX2(out, rows, x, m, n) }
-
-func deltaAxpysArch(y, rows, w *float32, m, n int) { deltaAxpysAVX2(y, rows, w, m, n) }
-
-func sumSquaresArch(x *float32, n int) float64 { return sumSquaresAVX2(x, n) }
-
-func scaleToArch(dst, x *float32, n int, s float32) { scaleToAVX2(dst, x, n, s) }
+// registerDeltaNetAMD64 puts the AVX2 delta-rule kernels in the avx2 row
+// and the 16-lane state update in the avx512 row (avx512vnni inherits it).
+func registerDeltaNetAMD64(t *levelTables) {
+	avx2 := deltaKernels{
+		gated:      gatedDeltaAVX2,
+		convTaps:   convTapsAVX2,
+		dots:       deltaDotsAVX2,
+		axpys:      deltaAxpysAVX2,
+		sumSquares: sumSquaresAVX2,
+		scaleTo:    scaleToAVX2,
+	}
+	avx512 := avx2
+	avx512.gated = gatedDelta512
+	t[AVX2].delta, t[AVX512].delta = &avx2, &avx512
+}

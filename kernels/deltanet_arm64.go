@@ -3,7 +3,7 @@
 package kernels
 
 // Stubs in deltanet_arm64.s (plain Advanced SIMD, so neon and neondot run
-// the same code) and the *Arch names deltanet_asm.go dispatches to. The
+// the same code) and their registration. The
 // contracts are those of the AVX2 stubs in deltanet_amd64.go; the lane
 // orders below are what differs.
 
@@ -39,16 +39,15 @@ func deltaDotsNEON(out, rows, x *float32, m, n int)
 //go:noescape
 func deltaAxpysNEON(y, rows, w *float32, m, n int)
 
-func gatedDeltaArch(s, q, k, v, out *float32, dk, dv int, decay, beta float32) {
-	gatedDeltaNEON(s, q, k, v, out, dk, dv, decay, beta)
+// registerDeltaNetARM64 puts the NEON delta-rule kernels in the neon row
+// (neondot inherits them).
+func registerDeltaNetARM64(t *levelTables) {
+	t[NEON].delta = &deltaKernels{
+		gated:      gatedDeltaNEON,
+		convTaps:   convTapsNEON,
+		dots:       deltaDotsNEON,
+		axpys:      deltaAxpysNEON,
+		sumSquares: sumSquaresNEON,
+		scaleTo:    scaleToNEON,
+	}
 }
-
-func convTapsArch(out, state, x, w *float32, n, kTaps int) { convTapsNEON(out, state, x, w, n, kTaps) }
-
-func deltaDotsArch(out, rows, x *float32, m, n int) { deltaDotsNEON(out, rows, x, m, n) }
-
-func deltaAxpysArch(y, rows, w *float32, m, n int) { deltaAxpysNEON(y, rows, w, m, n) }
-
-func sumSquaresArch(x *float32, n int) float64 { return sumSquaresNEON(x, n) }
-
-func scaleToArch(dst, x *float32, n int, s float32) { scaleToNEON(dst, x, n, s) }

@@ -19,13 +19,15 @@
 // # Layout and dispatch
 //
 // Each op has an untagged <op>.go holding <op>Generic, the reference, which is
-// compiled on every target. Faster implementations (AVX2, AVX-512, NEON) live
-// beside it in tagged files and register themselves in impl_<arch>.go; the
-// exported functions call through a table that is filled once at start-up
-// from the CPU features and the WAGGLE_KERNELS environment variable (see
-// cpu.go and impl.go). On amd64 the implementations are "generic", "avx2"
-// (AVX2+FMA+F16C) and "avx512" (F+BW+VL, with VNNI VPDPBUSD where present);
-// on arm64 "generic", "neon" and "neondot" (SDOT).
+// compiled on every target. Faster implementations live beside it in
+// <op>_<arch>.go/.s, named for their level (…AVX2, …AVX512, …VNNI, …NEON,
+// …NEONDot), and put themselves in their level's row of the registry
+// (registry.go, level.go; registry_<arch>.go lists the families). The levels
+// are "generic", "avx2" (AVX2+FMA+F16C+BMI2), "avx512" (+F/BW/VL) and
+// "avx512vnni" (+VNNI) on amd64, "generic", "neon" and "neondot" (SDOT) on
+// arm64. The exported functions call through the table of the level chosen
+// once at start-up from the CPU and WAGGLE_KERNELS; SelectLevel switches
+// every family at once, those registered from other packages included.
 //
 // # Preconditions
 //

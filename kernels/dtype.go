@@ -91,9 +91,8 @@ func (t DType) Supported() bool {
 }
 
 // CanQuantize reports whether QuantizeRow implements t: the activation
-// formats F32, F16, BF16, Q8_0, Q8_1, Q8_K, and the weight formats Q4_0,
-// Q4_1, Q5_0, Q5_1 and Q2_K..Q6_K (QuantizeWeightRow adds llama-quantize's
-// rounding for Q8_0 weights).
+// formats F32, F16, BF16, Q8_0, Q8_1, Q8_K, and the KV cache formats Q4_0,
+// Q4_1, Q5_0, Q5_1 and IQ4_NL.
 func (t DType) CanQuantize() bool {
 	return t < dtypeLimit && quantizeGeneric[t] != nil
 }

@@ -4,8 +4,8 @@ package kernels
 
 // registerFloatOpsAMD64 adds the AVX2+FMA+F16C assembly for F32/F16/BF16
 // dots (single and four-column), Dot, Add, Mul, Scale, SwiGLU, RMSNorm,
-// SoftMax, OnlineSoftMax and the F16/BF16 row conversions to the avx2 table; the avx512
-// table inherits them. 512-bit variants are not written yet: a decode-time
+// SoftMax, OnlineSoftMax and the F16/BF16 row conversions to the avx2 row;
+// the levels above inherit them. 512-bit variants are not written yet: a decode-time
 // dot streams its weight row from memory, which the 256-bit loops already
 // keep up with, and whether 512-bit FMAs pay (they are split in two on AMD
 // Zen 4 and may lower the clock on Intel) is to be measured per kernel
@@ -13,7 +13,8 @@ package kernels
 // (VDPBF16PS, VCVTNE2PS2BF16) are deliberately not used: they treat
 // subnormal inputs as zero and flush subnormal results, which neither the
 // generic kernels nor ggml's AVX2/AVX-512F paths do.
-func registerFloatOpsAMD64(avx2, avx512 *kernelTable) {
+func registerFloatOpsAMD64(t *levelTables) {
+	avx2 := &t[AVX2]
 	avx2.vecDot[F32] = vecDotF32AMD64
 	avx2.vecDot[F16] = vecDotF16AMD64
 	avx2.vecDot[BF16] = vecDotBF16AMD64

@@ -4,16 +4,6 @@ package kernels
 
 import "math"
 
-// registerActivationsARM64 adds the NEON SwiGLU, SoftMax, OnlineSoftMax
-// (online_softmax_arm64.go) and RMSNorm (rmsnorm_arm64.go) to the neon
-// table; neondot inherits them.
-func registerActivationsARM64(neon, neondot *kernelTable) {
-	neon.swiGLU = swiGLUNEON
-	neon.softMax = softMaxNEON
-	neon.onlineSoftMax = onlineSoftMaxVec
-	neon.rmsNorm = rmsNormNEON
-}
-
 // Stubs in float_exp_arm64.s. Each processes the first n values, n a
 // multiple of 8 and > 0; the wrappers below do the rest in Go. The
 // exponential is the polynomial of the AVX2 kernels (ggml_v_expf's

@@ -11,7 +11,7 @@
 // lane group j holds four partial sums of block j with nothing to fold.
 // The four rows' accumulators are transposed into ISUM, lane 4j+r = the
 // exact integer sum of row r, block j; the float steps are then those of
-// vecDot*AVX512 for four rows at once.
+// vecDot*VNNI for four rows at once.
 
 #define WP0 R8
 #define WP1 R9
@@ -149,13 +149,13 @@ GLOBL fusedScaleIdxQ4_0<>(SB), RODATA|NOPTR, $64
 	VMOVUPS       X1, (OUT) \
 	VZEROUPPER
 
-// func fusedDot4Q4_0AVX512(groups int, w []byte, rb int, xp []byte, out *[4]float32)
-TEXT ·fusedDot4Q4_0AVX512(SB), NOSPLIT, $0-72
+// func fusedDot4Q4_0VNNI(groups int, w []byte, rb int, xp []byte, out *[4]float32)
+TEXT ·fusedDot4Q4_0VNNI(SB), NOSPLIT, $0-72
 	SETUP4(0x0f0f0f0f, fusedScaleIdxQ4_0<>)
 
-fusedDot4Q4_0AVX512_loop:
+fusedDot4Q4_0VNNI_loop:
 	TESTQ NG, NG
-	JZ    fusedDot4Q4_0AVX512_done
+	JZ    fusedDot4Q4_0VNNI_done
 	PREFETCH_Q4_0
 	ROW_Q4_0(WP0, Z0, Z1, X0, C0)
 	ROW_Q4_0(WP1, Z2, Z3, X2, C1)
@@ -174,17 +174,17 @@ fusedDot4Q4_0AVX512_loop:
 	ADDQ  $72, WP3
 	ADDQ  $256, XP
 	DECQ  NG
-	JMP   fusedDot4Q4_0AVX512_loop
+	JMP   fusedDot4Q4_0VNNI_loop
 
-fusedDot4Q4_0AVX512_done:
+fusedDot4Q4_0VNNI_done:
 	FINISH
 	RET
 
 // ---- Four rows against up to four columns.
 //
-// fusedDot4xNQ4_0AVX512 unpacks the nibbles of the four rows and their
+// fusedDot4xNQ4_0VNNI unpacks the nibbles of the four rows and their
 // scales once per group of four blocks; each column then runs exactly the
-// integer and float steps of fusedDot4Q4_0AVX512 above against its own
+// integer and float steps of fusedDot4Q4_0VNNI above against its own
 // prepared activation, into its own chains. Used for speculative
 // verification and small batches, where the same weights meet two to
 // eight activation columns.
@@ -222,8 +222,8 @@ fusedDot4Q4_0AVX512_done:
 	VADDPS        X2, X1, X1 \
 	VMOVUPS       X1, off(TMP)
 
-// func fusedDot4xNQ4_0AVX512(groups int, w []byte, rb int, xp []byte, xs int, nc int, out *[16]float32)
-TEXT ·fusedDot4xNQ4_0AVX512(SB), NOSPLIT, $0-88
+// func fusedDot4xNQ4_0VNNI(groups int, w []byte, rb int, xp []byte, xs int, nc int, out *[16]float32)
+TEXT ·fusedDot4xNQ4_0VNNI(SB), NOSPLIT, $0-88
 	MOVQ  groups+0(FP), NG
 	MOVQ  w_base+8(FP), WP0
 	MOVQ  rb+32(FP), TMP
@@ -254,9 +254,9 @@ TEXT ·fusedDot4xNQ4_0AVX512(SB), NOSPLIT, $0-88
 	VPXORD ACC2, ACC2, ACC2
 	VPXORD ACC3, ACC3, ACC3
 
-fusedDot4xNQ4_0AVX512_loop:
+fusedDot4xNQ4_0VNNI_loop:
 	TESTQ NG, NG
-	JZ    fusedDot4xNQ4_0AVX512_done
+	JZ    fusedDot4xNQ4_0VNNI_done
 	PREFETCHT1 0(PF)
 	PREFETCHT1 64(PF)
 	PREFETCHT1 128(PF)
@@ -277,16 +277,16 @@ fusedDot4xNQ4_0AVX512_loop:
 	VCVTPH2PS Y4, SC
 	COLN(XP0, ACC0)
 	CMPQ NC, $2
-	JLT  fusedDot4xNQ4_0AVX512_next
+	JLT  fusedDot4xNQ4_0VNNI_next
 	COLN(XP1, ACC1)
 	CMPQ NC, $3
-	JLT  fusedDot4xNQ4_0AVX512_next
+	JLT  fusedDot4xNQ4_0VNNI_next
 	COLN(XP2, ACC2)
 	CMPQ NC, $4
-	JLT  fusedDot4xNQ4_0AVX512_next
+	JLT  fusedDot4xNQ4_0VNNI_next
 	COLN(XP3, ACC3)
 
-fusedDot4xNQ4_0AVX512_next:
+fusedDot4xNQ4_0VNNI_next:
 	ADDQ $72, WP0
 	ADDQ $72, WP1
 	ADDQ $72, WP2
@@ -296,9 +296,9 @@ fusedDot4xNQ4_0AVX512_next:
 	ADDQ $256, XP2
 	ADDQ $256, XP3
 	DECQ NG
-	JMP  fusedDot4xNQ4_0AVX512_loop
+	JMP  fusedDot4xNQ4_0VNNI_loop
 
-fusedDot4xNQ4_0AVX512_done:
+fusedDot4xNQ4_0VNNI_done:
 	MOVQ out+80(FP), TMP
 	STOREN(ACC0, Y26, 0)
 	STOREN(ACC1, Y27, 16)

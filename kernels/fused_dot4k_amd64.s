@@ -5,8 +5,8 @@
 // Four-row dot products of Q4_K / Q6_K weight rows against one q8_K
 // activation row (see fused_dot4_amd64.go for the semantics).
 //
-// Each row's integer lanes hold exactly the values of vecDotQ4_KAVX512 /
-// vecDotQ6_KAVX512 (kquant_dot_amd64.s): int32 lane j of a super-block is
+// Each row's integer lanes hold exactly the values of vecDotQ4_KVNNI /
+// vecDotQ6_KVNNI (vecdot_k_amd64.s): int32 lane j of a super-block is
 // the sum over the eight 32-value chunks k of scale(k) · (the four products
 // q·x at values 4j..4j+3 of chunk k), plus the type's offset or min term.
 // Only the grouping of that exact integer sum differs: here two chunks
@@ -115,7 +115,7 @@
 	VINSERTI64X4 $1, Y0, Z12, Z12
 
 // Q4_UNPACK(dst) turns Z12 into dst: lane r = bytes scales 0..7, mins
-// 0..7 of row r (K4_SCALES of kquant_dot_amd64.s, four rows at once):
+// 0..7 of row r (K4_SCALES of vecdot_k_amd64.s, four rows at once):
 //
 //	scales 0-3 = u0 & 63       scales 4-7 = u2 & 15 | (u0 >> 6) << 4
 //	mins 0-3   = u1 & 63       mins 4-7   = u2 >> 4 | (u1 >> 6) << 4
@@ -128,7 +128,7 @@
 	VPTERNLOGD $0xec, ·q4kUnpackLow(SB), Z0, dst /* dst & (63, 15, 63, 15 masks) | Z0 */
 
 // Q4_DMIN(xoff): Y10 = dw·dx, dminw·dx of rows 0..3 (float32 pairs; dx
-// at xoff(XP)) from Z12 (DMIN2 and FIN_M of kquant_dot_amd64.s).
+// at xoff(XP)) from Z12 (DMIN2 and FIN_M of vecdot_k_amd64.s).
 #define Q4_DMIN(xoff) \
 	VPERMD      Z12, Z15, Z1         /* dword 0 of each lane: d|dmin of rows 0..3 */ \
 	VCVTPH2PS   X1, Y10 \
@@ -192,8 +192,8 @@
 	PREFETCHT1 512(PF) \
 	ADDQ       $576, PF
 
-// func fusedDot4Q4_KAVX512(groups int, w []byte, rb int, xp []byte, out *[4]float32)
-TEXT ·fusedDot4Q4_KAVX512(SB), NOSPLIT, $32-72
+// func fusedDot4Q4_KVNNI(groups int, w []byte, rb int, xp []byte, out *[4]float32)
+TEXT ·fusedDot4Q4_KVNNI(SB), NOSPLIT, $32-72
 	SETUPK
 	VMOVDQU64    ·q4kDminIdx(SB), Z15
 	VPBROADCASTD ·q4kLowNibble(SB), MLO
@@ -207,7 +207,7 @@ TEXT ·fusedDot4Q4_KAVX512(SB), NOSPLIT, $32-72
 	Q4_DMIN(R12)
 	VMOVUPS      Y10, 0(SP)
 
-fusedDot4Q4_KAVX512_loop:
+fusedDot4Q4_KVNNI_loop:
 	PREFETCH_Q4_K
 	MOVQ    $144, BX      /* next super-block: 144 bytes on, 292 in x ... */
 	MOVQ    $292, DX
@@ -234,7 +234,7 @@ fusedDot4Q4_KAVX512_loop:
 	ADDQ      $144, WP3
 	ADDQ      $292, XP
 	DECQ      NG
-	JNZ       fusedDot4Q4_KAVX512_loop
+	JNZ       fusedDot4Q4_KVNNI_loop
 
 	FINISH4
 	RET
@@ -341,7 +341,7 @@ GLOBL ·q4kPairScale(SB), RODATA|NOPTR, $256
 #define M30 Z10     /* 0x30 in every byte */
 
 // Q6_OFFSET(wp, sumy): the row's lanes start at the -32 offset term,
-// 32 · (-bsums . scales) (OFFSET of kquant_dot_amd64.s: the same products,
+// 32 · (-bsums . scales) (OFFSET of vecdot_k_amd64.s: the same products,
 // the sign moved from the scale to the bsum, |bsum| <= 2048); Y4 = the
 // sixteen scales as int16 for Q6_HALF.
 #define Q6_OFFSET(wp, sumy) \
@@ -382,7 +382,7 @@ GLOBL ·q4kPairScale(SB), RODATA|NOPTR, $256
 
 // Q6_D stores dw·dx of rows 0..3 at 0(SP): the four fp16 d gathered in a
 // general register, converted and multiplied together (D1 and FIN_D of
-// kquant_dot_amd64.s).
+// vecdot_k_amd64.s).
 #define Q6_D \
 	MOVWLZX     208(WP0), AX \
 	MOVWLZX     208(WP1), BX \
@@ -425,8 +425,8 @@ GLOBL ·q4kPairScale(SB), RODATA|NOPTR, $256
 	PREFETCHT1 832(PF) \
 	ADDQ       $840, PF
 
-// func fusedDot4Q6_KAVX512(groups int, w []byte, rb int, xp []byte, out *[4]float32)
-TEXT ·fusedDot4Q6_KAVX512(SB), NOSPLIT, $16-72
+// func fusedDot4Q6_KVNNI(groups int, w []byte, rb int, xp []byte, out *[4]float32)
+TEXT ·fusedDot4Q6_KVNNI(SB), NOSPLIT, $16-72
 	SETUPK
 	VPBROADCASTD ·q6kLowNibble(SB), MLO
 	VPBROADCASTD ·q6kM30(SB), M30
@@ -437,7 +437,7 @@ TEXT ·fusedDot4Q6_KAVX512(SB), NOSPLIT, $16-72
 	VMOVDQU64    ·q6kShift+0(SB), Z11
 	VMOVDQU64    ·q6kShift+64(SB), Z12
 
-fusedDot4Q6_KAVX512_loop:
+fusedDot4Q6_KVNNI_loop:
 	PREFETCH_Q6_K
 	VPXORD NBS, NBS, NBS
 	VPSUBW 260(XP), NBS, NBS
@@ -460,7 +460,7 @@ fusedDot4Q6_KAVX512_loop:
 	ADDQ  $210, WP3
 	ADDQ  $292, XP
 	DECQ  NG
-	JNZ   fusedDot4Q6_KAVX512_loop
+	JNZ   fusedDot4Q6_KVNNI_loop
 
 	FINISH4
 	RET

@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/waggle-llm/waggle/internal/testenv"
 )
 
 // fusedDot4KCases are the four-row K-quant kernels with the one-row dot
@@ -16,15 +18,13 @@ var fusedDot4KCases = []struct {
 	k   fusedDotFunc
 	one vecDotFunc
 }{
-	{Q4_K, fusedDot4Q4_KAVX512, vecDotQ4_KAVX512},
-	{Q6_K, fusedDot4Q6_KAVX512, vecDotQ6_KAVX512},
+	{Q4_K, fusedDot4Q4_KVNNI, vecDotQ4_KVNNI},
+	{Q6_K, fusedDot4Q6_KVNNI, vecDotQ6_KVNNI},
 }
 
 func skipNoFused4K(t testing.TB) {
 	t.Helper()
-	if !fusedAVX512 {
-		t.Skip("no AVX-512 VNNI/GFNI on this CPU")
-	}
+	testenv.NeedKernelLevel(t, AVX512VNNI.String(), AVX512VNNI.Available())
 }
 
 // checkFused4K runs k on the four rows at w (rb bytes apart) against x and

@@ -6,8 +6,8 @@
 // against q8_K activation rows (see fused_dotn_amd64.go for the
 // semantics). For every 32-value chunk each row's quants are unpacked and
 // its scales broadcast once, then every column runs VPMADDUBSW and
-// VPDPWSSD into its own int32 lanes: the steps of vecDotQ4_KAVX512 /
-// vecDotQ6_KAVX512 (kquant_dot_amd64.s) for each (row, column), so each
+// VPDPWSSD into its own int32 lanes: the steps of vecDotQ4_KVNNI /
+// vecDotQ6_KVNNI (vecdot_k_amd64.s) for each (row, column), so each
 // result has their bits. One loop per column count keeps the columns
 // unrolled. Registers: Y16+4r+c int32 lanes and Y24+4r+c float chains of
 // row r, column c.
@@ -75,8 +75,8 @@
 	VZEROUPPER
 
 
-// func fusedDot2xNQ6_KAVX512(groups int, w []byte, rb int, xp []byte, xs int, nc int, out *[16]float32)
-TEXT ·fusedDot2xNQ6_KAVX512(SB), NOSPLIT, $0-88
+// func fusedDot2xNQ6_KVNNI(groups int, w []byte, rb int, xp []byte, xs int, nc int, out *[16]float32)
+TEXT ·fusedDot2xNQ6_KVNNI(SB), NOSPLIT, $0-88
 	SETUPNK
 	MOVL $0x0f0f0f0f, AX
 	VMOVD AX, X0
@@ -86,16 +86,16 @@ TEXT ·fusedDot2xNQ6_KAVX512(SB), NOSPLIT, $0-88
 	VPBROADCASTD X0, M30
 	MOVQ nc+72(FP), AX
 	CMPQ AX, $1
-	JEQ  fusedDot2xNQ6_KAVX512_c1
+	JEQ  fusedDot2xNQ6_KVNNI_c1
 	CMPQ AX, $2
-	JEQ  fusedDot2xNQ6_KAVX512_c2
+	JEQ  fusedDot2xNQ6_KVNNI_c2
 	CMPQ AX, $3
-	JEQ  fusedDot2xNQ6_KAVX512_c3
-	JMP  fusedDot2xNQ6_KAVX512_c4
+	JEQ  fusedDot2xNQ6_KVNNI_c3
+	JMP  fusedDot2xNQ6_KVNNI_c4
 
-fusedDot2xNQ6_KAVX512_c1:
+fusedDot2xNQ6_KVNNI_c1:
 	TESTQ NG, NG
-	JZ    fusedDot2xNQ6_KAVX512_done
+	JZ    fusedDot2xNQ6_KVNNI_done
 	PREFETCHT1 0(PF)
 	PREFETCHT1 64(PF)
 	PREFETCHT1 128(PF)
@@ -258,11 +258,11 @@ fusedDot2xNQ6_KAVX512_c1:
 	ADDQ $420, PF
 	ADDQ $292, XP0
 	DECQ NG
-	JMP  fusedDot2xNQ6_KAVX512_c1
+	JMP  fusedDot2xNQ6_KVNNI_c1
 
-fusedDot2xNQ6_KAVX512_c2:
+fusedDot2xNQ6_KVNNI_c2:
 	TESTQ NG, NG
-	JZ    fusedDot2xNQ6_KAVX512_done
+	JZ    fusedDot2xNQ6_KVNNI_done
 	PREFETCHT1 0(PF)
 	PREFETCHT1 64(PF)
 	PREFETCHT1 128(PF)
@@ -476,11 +476,11 @@ fusedDot2xNQ6_KAVX512_c2:
 	ADDQ $292, XP0
 	ADDQ $292, XP1
 	DECQ NG
-	JMP  fusedDot2xNQ6_KAVX512_c2
+	JMP  fusedDot2xNQ6_KVNNI_c2
 
-fusedDot2xNQ6_KAVX512_c3:
+fusedDot2xNQ6_KVNNI_c3:
 	TESTQ NG, NG
-	JZ    fusedDot2xNQ6_KAVX512_done
+	JZ    fusedDot2xNQ6_KVNNI_done
 	PREFETCHT1 0(PF)
 	PREFETCHT1 64(PF)
 	PREFETCHT1 128(PF)
@@ -745,11 +745,11 @@ fusedDot2xNQ6_KAVX512_c3:
 	ADDQ $292, XP1
 	ADDQ $292, XP2
 	DECQ NG
-	JMP  fusedDot2xNQ6_KAVX512_c3
+	JMP  fusedDot2xNQ6_KVNNI_c3
 
-fusedDot2xNQ6_KAVX512_c4:
+fusedDot2xNQ6_KVNNI_c4:
 	TESTQ NG, NG
-	JZ    fusedDot2xNQ6_KAVX512_done
+	JZ    fusedDot2xNQ6_KVNNI_done
 	PREFETCHT1 0(PF)
 	PREFETCHT1 64(PF)
 	PREFETCHT1 128(PF)
@@ -1065,30 +1065,30 @@ fusedDot2xNQ6_KAVX512_c4:
 	ADDQ $292, XP2
 	ADDQ $292, XP3
 	DECQ NG
-	JMP  fusedDot2xNQ6_KAVX512_c4
+	JMP  fusedDot2xNQ6_KVNNI_c4
 
-fusedDot2xNQ6_KAVX512_done:
+fusedDot2xNQ6_KVNNI_done:
 	FINISHN
 	RET
 
-// func fusedDot2xNQ4_KAVX512(groups int, w []byte, rb int, xp []byte, xs int, nc int, out *[16]float32)
-TEXT ·fusedDot2xNQ4_KAVX512(SB), NOSPLIT, $0-88
+// func fusedDot2xNQ4_KVNNI(groups int, w []byte, rb int, xp []byte, xs int, nc int, out *[16]float32)
+TEXT ·fusedDot2xNQ4_KVNNI(SB), NOSPLIT, $0-88
 	SETUPNK
 	MOVL $0x0f0f0f0f, AX
 	VMOVD AX, X0
 	VPBROADCASTD X0, MLO
 	MOVQ nc+72(FP), AX
 	CMPQ AX, $1
-	JEQ  fusedDot2xNQ4_KAVX512_c1
+	JEQ  fusedDot2xNQ4_KVNNI_c1
 	CMPQ AX, $2
-	JEQ  fusedDot2xNQ4_KAVX512_c2
+	JEQ  fusedDot2xNQ4_KVNNI_c2
 	CMPQ AX, $3
-	JEQ  fusedDot2xNQ4_KAVX512_c3
-	JMP  fusedDot2xNQ4_KAVX512_c4
+	JEQ  fusedDot2xNQ4_KVNNI_c3
+	JMP  fusedDot2xNQ4_KVNNI_c4
 
-fusedDot2xNQ4_KAVX512_c1:
+fusedDot2xNQ4_KVNNI_c1:
 	TESTQ NG, NG
-	JZ    fusedDot2xNQ4_KAVX512_done
+	JZ    fusedDot2xNQ4_KVNNI_done
 	PREFETCHT1 0(PF)
 	PREFETCHT1 64(PF)
 	PREFETCHT1 128(PF)
@@ -1255,11 +1255,11 @@ fusedDot2xNQ4_KAVX512_c1:
 	ADDQ $288, PF
 	ADDQ $292, XP0
 	DECQ NG
-	JMP  fusedDot2xNQ4_KAVX512_c1
+	JMP  fusedDot2xNQ4_KVNNI_c1
 
-fusedDot2xNQ4_KAVX512_c2:
+fusedDot2xNQ4_KVNNI_c2:
 	TESTQ NG, NG
-	JZ    fusedDot2xNQ4_KAVX512_done
+	JZ    fusedDot2xNQ4_KVNNI_done
 	PREFETCHT1 0(PF)
 	PREFETCHT1 64(PF)
 	PREFETCHT1 128(PF)
@@ -1485,11 +1485,11 @@ fusedDot2xNQ4_KAVX512_c2:
 	ADDQ $292, XP0
 	ADDQ $292, XP1
 	DECQ NG
-	JMP  fusedDot2xNQ4_KAVX512_c2
+	JMP  fusedDot2xNQ4_KVNNI_c2
 
-fusedDot2xNQ4_KAVX512_c3:
+fusedDot2xNQ4_KVNNI_c3:
 	TESTQ NG, NG
-	JZ    fusedDot2xNQ4_KAVX512_done
+	JZ    fusedDot2xNQ4_KVNNI_done
 	PREFETCHT1 0(PF)
 	PREFETCHT1 64(PF)
 	PREFETCHT1 128(PF)
@@ -1774,11 +1774,11 @@ fusedDot2xNQ4_KAVX512_c3:
 	ADDQ $292, XP1
 	ADDQ $292, XP2
 	DECQ NG
-	JMP  fusedDot2xNQ4_KAVX512_c3
+	JMP  fusedDot2xNQ4_KVNNI_c3
 
-fusedDot2xNQ4_KAVX512_c4:
+fusedDot2xNQ4_KVNNI_c4:
 	TESTQ NG, NG
-	JZ    fusedDot2xNQ4_KAVX512_done
+	JZ    fusedDot2xNQ4_KVNNI_done
 	PREFETCHT1 0(PF)
 	PREFETCHT1 64(PF)
 	PREFETCHT1 128(PF)
@@ -2122,8 +2122,8 @@ fusedDot2xNQ4_KAVX512_c4:
 	ADDQ $292, XP2
 	ADDQ $292, XP3
 	DECQ NG
-	JMP  fusedDot2xNQ4_KAVX512_c4
+	JMP  fusedDot2xNQ4_KVNNI_c4
 
-fusedDot2xNQ4_KAVX512_done:
+fusedDot2xNQ4_KVNNI_done:
 	FINISHN
 	RET

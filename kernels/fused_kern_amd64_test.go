@@ -11,15 +11,16 @@ import (
 // BenchmarkFusedDot4 measures the four-row kernels alone on weights that
 // stay in cache (64 rows of 2048 values).
 func BenchmarkFusedDot4(b *testing.B) {
-	if k, _, _ := fusedKernel(Q4_0); k == nil {
+	if !AVX512VNNI.Available() {
 		b.Skip("no four-row kernels on this CPU")
 	}
+	fused := resolveLevel(AVX512VNNI).fused
 	const n, rows = 2048, 64
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, typ := range []DType{Q4_0, Q4_K, Q6_K} {
 		w := randomMatrix(r, typ, rows, n)
 		xq, _ := quantizeActs(typ, randomActs(r, n))
-		k, group, prepared := fusedKernel(typ)
+		k, group, prepared := fused[typ].one, fused[typ].group, fused[typ].prepared
 		xp := xq
 		if prepared {
 			xp = prepareFused(make([]byte, n/128*256), xq, n)

@@ -12,6 +12,10 @@ import (
 // around the four-row and chunk boundaries, on the caller and on a pool;
 // padding between columns of dst is left alone.
 func TestDecodeMatMulBitsMatchVecDot(t *testing.T) {
+	forEachLevelOf(t, "decode-4row", testDecodeMatMulBits)
+}
+
+func testDecodeMatMulBits(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 19))
 	pool := NewPool(3)
 	defer pool.Close()

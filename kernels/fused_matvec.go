@@ -10,6 +10,16 @@ import (
 // fused_dot4_amd64.go).
 type fusedDotFunc func(groups int, w []byte, rb int, xp []byte, out *[4]float32)
 
+// fusedKernels are a level's four-row decode kernels for one weight type
+// (a registry entry; fused_dot4_amd64.go describes them).
+type fusedKernels struct {
+	one      fusedDotFunc  // four rows against one column
+	cols     fusedDotNFunc // colsRows rows against up to four columns; nil: one per column
+	colsRows int           // rows per cols call (4 or 2)
+	group    int           // values per group of the kernels' n
+	prepared bool          // the activation goes through prepareFused (else the q8_K row itself)
+}
+
 // Layout of one group (four q8_0 blocks, 128 values) of a prepared
 // activation, made for the Q4_0 kernels' unpacking (the 16 quant bytes of
 // the four weight blocks side by side in one register, low nibbles =
@@ -57,8 +67,8 @@ const DecodeMaxCols = 32
 // the L1-resident rows). Otherwise (and for a single Q6_K column split
 // across the pool: streamsOneRow) it is MatMul.
 func DecodeMatMul(p *Pool, t DType, dst []float32, dstStride int, w []byte, rows, n int, xq []byte, xStride, cols int) {
-	k, kn, knRows, group, prepared := fusedKernels(t)
-	if k == nil || n%group != 0 || rows < 4 || cols < 1 || cols > DecodeMaxCols || streamsOneRow(p, t, cols) {
+	fk := active.fused[t]
+	if fk == nil || n%fk.group != 0 || rows < 4 || cols < 1 || cols > DecodeMaxCols || streamsOneRow(p, t, cols) {
 		MatMul(p, t, dst, dstStride, w, rows, n, xq, xStride, cols)
 		return
 	}
@@ -69,7 +79,7 @@ func DecodeMatMul(p *Pool, t DType, dst []float32, dstStride int, w []byte, rows
 	p.mu.Lock()
 	f := &p.fv
 	f.xs = xStride
-	if prepared {
+	if fk.prepared {
 		pb := n / fusedGroupValues * fusedGroupBytes
 		buf := f.buf(cols * pb)
 		for c := range cols {
@@ -79,9 +89,9 @@ func DecodeMatMul(p *Pool, t DType, dst []float32, dstStride int, w []byte, rows
 	} else {
 		f.xp = xq[:(cols-1)*xStride+xn]
 	}
-	f.dst, f.w, f.xq, f.rb, f.n, f.kern, f.kernN, f.knRows, f.vd = dst, w, xq, rb, n, k, kn, knRows, active.vecDot[t]
+	f.dst, f.w, f.xq, f.rb, f.n, f.k, f.vd = dst, w, xq, rb, n, fk, active.vecDot[t]
 	f.cols, f.dstStride, f.xStride = cols, dstStride, xStride
-	f.groups = n / group
+	f.groups = n / fk.group
 	f.plan(p.n, rows, rows*rb*cols)
 	if f.workers == 1 {
 		f.Run(0, 1)
@@ -121,9 +131,7 @@ type fusedTask struct {
 	cols, groups       int
 	dstStride, xStride int
 	xs                 int // bytes between columns of xp
-	kern               fusedDotFunc
-	kernN              fusedDotNFunc // nil: kern once per column
-	knRows             int           // rows per kernN call (4 or 2)
+	k                  *fusedKernels
 	vd                 vecDotFunc
 	workers            int
 	sched              rowSpans
@@ -174,20 +182,20 @@ func (f *fusedTask) runRows(r0, r1 int) {
 func (f *fusedTask) rowRange(r0, r1 int) {
 	r := r0
 	for ; r+4 <= r1; r += 4 {
-		f.kern(f.groups, f.w[r*f.rb:(r+4)*f.rb], f.rb, f.xp, (*[4]float32)(f.dst[r:r+4]))
+		f.k.one(f.groups, f.w[r*f.rb:(r+4)*f.rb], f.rb, f.xp, (*[4]float32)(f.dst[r:r+4]))
 	}
 	for ; r < r1; r++ {
 		f.dst[r] = f.vd(f.n, f.w[r*f.rb:(r+1)*f.rb], f.xq)
 	}
 }
 
-// rowRangeN computes rows [r0, r1) of every column: each knRows rows meet
-// the columns four at a time (kernN), or each four rows meet them one at
-// a time (kern); the rows left over go through VecDot.
+// rowRangeN computes rows [r0, r1) of every column: each colsRows rows
+// meet the columns four at a time (cols), or each four rows meet them one
+// at a time (one); the rows left over go through VecDot.
 func (f *fusedTask) rowRangeN(r0, r1 int) {
 	step := 4
-	if f.kernN != nil {
-		step = f.knRows
+	if f.k.cols != nil {
+		step = f.k.colsRows
 	}
 	var out [16]float32
 	r := r0
@@ -195,11 +203,11 @@ func (f *fusedTask) rowRangeN(r0, r1 int) {
 		w := f.w[r*f.rb : (r+step)*f.rb]
 		for c0 := 0; c0 < f.cols; c0 += 4 {
 			nc := min(4, f.cols-c0)
-			if f.kernN != nil {
-				f.kernN(f.groups, w, f.rb, f.xp[c0*f.xs:], f.xs, nc, &out)
+			if f.k.cols != nil {
+				f.k.cols(f.groups, w, f.rb, f.xp[c0*f.xs:], f.xs, nc, &out)
 			} else {
 				for c := range nc {
-					f.kern(f.groups, w, f.rb, f.xp[(c0+c)*f.xs:], (*[4]float32)(out[4*c:4*c+4]))
+					f.k.one(f.groups, w, f.rb, f.xp[(c0+c)*f.xs:], (*[4]float32)(out[4*c:4*c+4]))
 				}
 			}
 			for c := range nc {

@@ -21,6 +21,10 @@ func randomMatrix(r *rand.Rand, t DType, rows, n int) []byte {
 // on the caller and split across a pool, with row counts around the
 // four-row and chunk boundaries.
 func TestDecodeMatVecBitsMatchVecDot(t *testing.T) {
+	forEachLevelOf(t, "decode-4row", testDecodeMatVecBits)
+}
+
+func testDecodeMatVecBits(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	pool := NewPool(3)
 	defer pool.Close()
@@ -62,6 +66,10 @@ func checkDecodeMatVec(t *testing.T, p *Pool, typ DType, w, xq []byte, rows, n i
 // TestDecodeMatVecExtremes: all-extreme weights and activations (|q| at
 // the type's bounds) keep the integer sums exact.
 func TestDecodeMatVecExtremes(t *testing.T) {
+	forEachLevelOf(t, "decode-4row", testDecodeMatVecExtremes)
+}
+
+func testDecodeMatVecExtremes(t *testing.T) {
 	const n, rows = 256, 8
 	for _, typ := range []DType{Q4_0, Q8_0} {
 		for _, fill := range []byte{0x00, 0xff, 0x80, 0x7f, 0x88} {
@@ -138,6 +146,10 @@ func BenchmarkDecodeMatVec(b *testing.B) {
 // TestDecodeMatVecAllocatesNothing: a warm DecodeMatVec, on the caller and
 // on a pool, allocates nothing for the four-row types.
 func TestDecodeMatVecAllocatesNothing(t *testing.T) {
+	forEachLevelOf(t, "decode-4row", testDecodeMatVecAllocs)
+}
+
+func testDecodeMatVecAllocs(t *testing.T) {
 	const n, rows = 512, 64
 	r := rand.New(rand.NewPCG(5, 6))
 	pool := NewPool(2)

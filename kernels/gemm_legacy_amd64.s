@@ -20,11 +20,11 @@
 //	F_r lane k, dword c = fma(dw*dx, float32(sumi), F_r)
 //
 // block b into chain b%4 = lane k, in block order, dw*dx rounded first:
-// chain k of the single-column dot (legacy_dot_amd64.s). The result is
+// chain k of the single-column dot (vecdot_legacy_amd64.s). The result is
 // (chain0+chain2) + (chain1+chain3), as its DOT_RESULT, so every output has
 // the bits of VecDot.
 //
-// Q8_0 (gemmQ8_0AVX512) runs groups of four blocks; its activations come
+// Q8_0 (gemmQ8_0VNNI) runs groups of four blocks; its activations come
 // packed by packQ8_0Panel: per group g and panel of four columns, a
 // 640-byte record
 //
@@ -38,7 +38,7 @@
 // 16-31, so VPDPBUSD(A, xA) + VPDPBUSD(B, xB) leaves in lane k four int32
 // partial sums of block 4g+k for a column. Four columns' partials are
 // reduced by a transpose-add (lane k, dword c = the block sum of column c)
-// before the bias, the conversion and the FMA. Q4_0 (gemmQ4_0QAVX512, at
+// before the bias, the conversion and the FMA. Q4_0 (gemmQ4_0QVNNI, at
 // the end of the file) avoids that reduction by transposing the weights.
 
 #define NG CX  // groups of four blocks left
@@ -196,22 +196,22 @@ GLOBL scalesQ8_0<>(SB), RODATA|NOPTR, $64
 	STORE(F3, 12) \
 	VZEROUPPER
 
-// func gemmQ8_0AVX512(ng int, w *byte, wStride int, x *byte, dst *float32, dstStride int)
-TEXT ·gemmQ8_0AVX512(SB), NOSPLIT, $0-48
+// func gemmQ8_0VNNI(ng int, w *byte, wStride int, x *byte, dst *float32, dstStride int)
+TEXT ·gemmQ8_0VNNI(SB), NOSPLIT, $0-48
 	SETUP(0x80808080, scalesQ8_0)
 	TESTQ NG, NG
-	JZ    gemmQ8_0AVX512_done
+	JZ    gemmQ8_0VNNI_done
 
-gemmQ8_0AVX512_loop:
+gemmQ8_0VNNI_loop:
 	ROW(WQ_Q8_0, W0, F0)
 	ROW(WQ_Q8_0, W1, F1)
 	ROW(WQ_Q8_0, W2, F2)
 	ROW(WQ_Q8_0, W3, F3)
 	ADVANCE(136)
 	DECQ NG
-	JNZ  gemmQ8_0AVX512_loop
+	JNZ  gemmQ8_0VNNI_loop
 
-gemmQ8_0AVX512_done:
+gemmQ8_0VNNI_done:
 	STORE4
 	RET
 
@@ -305,13 +305,13 @@ gemmQ8_0AVX512_done:
 	QFMA(2, wr, Z6, f) \
 	QFMA(3, wr, Z7, f)
 
-// func gemmQ4_0QAVX512(ng int, w *byte, wStride int, x *byte, dst *float32, dstStride int)
-TEXT ·gemmQ4_0QAVX512(SB), NOSPLIT, $0-48
+// func gemmQ4_0QVNNI(ng int, w *byte, wStride int, x *byte, dst *float32, dstStride int)
+TEXT ·gemmQ4_0QVNNI(SB), NOSPLIT, $0-48
 	SETUP(0x0f0f0f0f, scalesQ4_0)
 	TESTQ NG, NG
-	JZ    gemmQ4_0QAVX512_done
+	JZ    gemmQ4_0QVNNI_done
 
-gemmQ4_0QAVX512_loop:
+gemmQ4_0QVNNI_loop:
 	QROW(W0, F0)
 	QROW(W1, F1)
 	QROW(W2, F2)
@@ -322,8 +322,8 @@ gemmQ4_0QAVX512_loop:
 	ADDQ $288, W3
 	ADDQ $2560, XP
 	DECQ NG
-	JNZ  gemmQ4_0QAVX512_loop
+	JNZ  gemmQ4_0QVNNI_loop
 
-gemmQ4_0QAVX512_done:
+gemmQ4_0QVNNI_done:
 	STORE4
 	RET

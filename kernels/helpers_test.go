@@ -32,6 +32,49 @@ func forEachImpl(t *testing.T, body func(t *testing.T, name string, kt, ref *ker
 	}
 }
 
+// forEachLevelOf runs body once per level this CPU runs that registers
+// kernels of the named family itself, each as a sub-test named after the
+// level with that level selected (SelectLevel), so the exported functions
+// run that level's kernels of the family. Where no such level runs here it
+// runs body once at the selected level (the family's fallback path).
+func forEachLevelOf(t *testing.T, family string, body func(t *testing.T)) {
+	t.Helper()
+	f, ok := familyNamed(family)
+	if !ok {
+		t.Fatalf("no kernel family %q", family)
+	}
+	var levels []Level
+	for _, l := range f.ownLevels() {
+		if l.Available() {
+			levels = append(levels, l)
+		}
+	}
+	if len(levels) == 0 {
+		t.Logf("no level this CPU runs has its own %s kernels; running at %v", family, ActiveLevel())
+		levels = []Level{ActiveLevel()}
+	}
+	for _, l := range levels {
+		t.Run(l.String(), func(t *testing.T) {
+			restore, err := SelectLevel(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer restore()
+			body(t)
+		})
+	}
+}
+
+// familyNamed looks a table family up by name.
+func familyNamed(name string) (tableFamily, bool) {
+	for _, f := range tableFamilies {
+		if f.name == name {
+			return f, true
+		}
+	}
+	return tableFamily{}, false
+}
+
 // nonGenericImpls returns the implementations other than generic, logging
 // when there are none so a green run says what it did not test.
 func nonGenericImpls(t *testing.T) []string {

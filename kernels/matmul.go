@@ -22,8 +22,8 @@ import (
 // == 1 (decode) uses VecDot row by row, and on several workers its rows
 // are scheduled by spans rather than chunks (rowSpans).
 //
-// Where the implementation has a GEMM tile kernel for t (gemmFor: avx512
-// with VNNI, Q4_0 Q8_0 Q4_K Q6_K) and cols >= 4, the activations are first
+// Where the selected level has a GEMM tile kernel for t (avx512vnni: Q4_0
+// Q8_0 Q4_K Q6_K) and cols >= 4, the activations are first
 // packed into panels of four columns (by all workers, into a buffer the
 // pool keeps), and each chunk runs four-row × four-column register tiles:
 // rows in L2-sized blocks, each block against every panel. The weights are
@@ -53,7 +53,7 @@ func MatMul(p *Pool, t DType, dst []float32, dstStride int, w []byte, rows, n in
 	}
 	m.plan(p.n, rows*rb*cols)
 	if m.panels = 0; cols >= gemmTileCols && rows >= gemmTileRows && !gemmDisabled {
-		if m.gemm = gemmFor(t); m.gemm != nil && n%m.gemm.values == 0 {
+		if m.gemm = active.gemm[t]; m.gemm != nil && n%m.gemm.values == 0 {
 			m.preparePanels()
 			m.run(p) // pack the panels
 			m.packing = false

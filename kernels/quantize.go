@@ -7,12 +7,13 @@ import (
 
 // QuantizeRow packs the len(src) values of src into dst as type t, bit for bit
 // like ggml: the activation formats Q8_0 and Q8_1 as llama.cpp's x86 build
-// rounds activations (see q8Scale), Q8_K as quantize_row_q8_K_ref, the weight
-// formats Q4_0, Q4_1, Q5_0, Q5_1 and Q2_K..Q6_K as their quantize_row_*_ref
-// in ggml-quants.c (what llama-quantize runs without an importance matrix),
-// and the fp16 (GGML_FP32_TO_FP16), bf16 (ggml_compute_fp32_to_bf16) and f32
-// row converters. Only t.CanQuantize() types are implemented. To write Q8_0
-// weights use QuantizeWeightRow, which rounds like llama-quantize.
+// rounds activations (see q8Scale), Q8_K as quantize_row_q8_K_ref, the KV
+// cache formats Q4_0, Q4_1, Q5_0, Q5_1 and IQ4_NL as their
+// quantize_row_*_ref in ggml-quants.c, and the fp16 (GGML_FP32_TO_FP16),
+// bf16 (ggml_compute_fp32_to_bf16) and f32 row converters: what inference
+// quantizes. Only t.CanQuantize() types are implemented. Model weights are
+// written by package quantize (the K-quants, and Q8_0 with llama-quantize's
+// rounding).
 //
 // Preconditions (violations panic): t.CanQuantize(), len(src) is a multiple
 // of t.BlockSize(), len(dst) >= t.RowBytes(len(src)). Bytes of dst past
@@ -43,41 +44,6 @@ var quantizeGeneric = [dtypeLimit]quantizeFunc{
 	Q5_0:   quantizeRowQ5_0Generic,
 	Q5_1:   quantizeRowQ5_1Generic,
 	IQ4_NL: quantizeRowIQ4NLGeneric,
-	Q2_K:   quantizeRowQ2_KGeneric,
-	Q3_K:   quantizeRowQ3_KGeneric,
-	Q4_K:   quantizeRowQ4_KGeneric,
-	Q5_K:   quantizeRowQ5_KGeneric,
-	Q6_K:   quantizeRowQ6_KGeneric,
-}
-
-// QuantizeWeightRow packs src into dst as type t the way llama-quantize
-// writes model weights (no importance matrix): like QuantizeRow, except that
-// Q8_0 follows quantize_row_q8_0_ref (scale 1/d, ties away from zero) rather
-// than the activation rounding QuantizeRow uses for Q8_0. Weight files made
-// with it are byte-identical to llama-quantize's for every type checked in
-// quantize_w_file_test.go. Preconditions are those of QuantizeRow; t must
-// satisfy CanQuantizeWeight. Quantizing is not on a hot path: this always
-// runs the generic code.
-func QuantizeWeightRow(t DType, dst []byte, src []float32) {
-	if t == Q8_0 {
-		need := t.RowBytes(len(src))
-		if len(dst) < need {
-			panic(fmt.Sprintf("kernels: QuantizeWeightRow %v: %d values need %d bytes, have %d", t, len(src), need, len(dst)))
-		}
-		quantizeRowQ8_0WeightGeneric(dst[:need], src)
-		return
-	}
-	if !t.CanQuantizeWeight() {
-		panic(fmt.Sprintf("kernels: QuantizeWeightRow not implemented for %v", t))
-	}
-	QuantizeRow(t, dst, src)
-}
-
-// CanQuantizeWeight reports whether QuantizeWeightRow implements t: F32, F16,
-// BF16 and the weight formats Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K..Q6_K (not
-// the activation-only formats Q8_1 and Q8_K, which no model file holds).
-func (t DType) CanQuantizeWeight() bool {
-	return t.CanQuantize() && t != Q8_1 && t != Q8_K
 }
 
 // quantizeRowF32Generic stores little-endian float32s.

@@ -4,7 +4,8 @@ package kernels
 
 // registerKQuantsARM64 adds the arm64 assembly for the Q2_K..Q6_K dots and
 // their VecDotN to the neon and neondot tables.
-func registerKQuantsARM64(neon, neondot *kernelTable) {
+func registerKQuantsARM64(t *levelTables) {
+	neon, neondot := &t[NEON], &t[NEONDot]
 	neon.vecDot[Q2_K] = vecDotQ2_KNEON
 	neon.vecDot[Q3_K] = vecDotQ3_KNEON
 	neon.vecDot[Q4_K] = vecDotQ4_KNEON

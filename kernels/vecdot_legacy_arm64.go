@@ -6,7 +6,8 @@ package kernels
 // Q4_1, Q5_0 and Q5_1 dots (one column and VecDotN) to the neon and neondot
 // tables. All of them apply the float scales in the generic order, so they
 // are bit-identical to the generic kernels.
-func registerLegacyQuantsARM64(neon, neondot *kernelTable) {
+func registerLegacyQuantsARM64(t *levelTables) {
+	neon, neondot := &t[NEON], &t[NEONDot]
 	neon.vecDot[Q8_0] = vecDotQ8_0NEON
 	neon.vecDot[Q4_0] = vecDotQ4_0NEON
 	neon.vecDot[Q4_1] = vecDotQ4_1NEON

@@ -27,6 +27,10 @@ func (c *Cache) Spans(seq, n int, dst []Span) []Span {
 	return dst
 }
 
+// Cell returns the physical cell of position pos of sequence seq, which
+// must lie in a reserved page.
+func (c *Cache) Cell(seq, pos int) int { return c.cell(seq, pos) }
+
 // KeyCells returns the key rows of cells [cell, cell+n) of one layer.
 func (c *Cache) KeyCells(layer, cell, n int) []byte {
 	return c.k[layer][cell*c.rowK : (cell+n)*c.rowK]

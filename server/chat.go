@@ -112,7 +112,6 @@ func normaliseMessage(m rawMessage, i int) (chat.Message, *apiError) {
 
 func (s *Server) handleChat(ctx *fasthttp.RequestCtx) {
 	var r rawRequest
-	var e0 *apiError
 	if e := decodeRequest(ctx.PostBody(), &r); e != nil {
 		writeError(ctx, e)
 		return
@@ -121,39 +120,12 @@ func (s *Server) handleChat(ctx *fasthttp.RequestCtx) {
 		writeError(ctx, badRequest("messages", "chat completions take messages, not prompt"))
 		return
 	}
-	format, err := chat.ParseReasoningFormat(firstNonEmpty(r.ReasoningFormat, s.cfg.ReasoningFormat))
-	if err != nil {
-		writeError(ctx, badRequest("reasoning_format", "%v", err))
-		return
-	}
-	if r.tools, e0 = s.planTools(&r); e0 != nil {
-		writeError(ctx, e0)
-		return
-	}
-	prompt, text, inThink, e := s.chatPrompt(&r)
+	run, e := s.chatJob(&r, "chatcmpl-", nil)
 	if e != nil {
 		writeError(ctx, e)
 		return
 	}
-	r.inThink = inThink
-	j, e := s.newJob(&r, [][]int32{prompt}, "chatcmpl-", true)
-	if e == nil {
-		for _, t := range j.tasks {
-			t.inThink, t.closeThink = inThink, s.closeThink()
-		}
-		e = s.submit(j)
-	}
-	if e != nil {
-		writeError(ctx, e)
-		return
-	}
-	parsers := make([]*chat.Reasoning, len(j.tasks))
-	prefill := make([]string, len(j.tasks))
-	for i := range parsers {
-		parsers[i] = chat.NewReasoning(format, inThink)
-		prefill[i] = thinkPrefill(format, inThink, text)
-	}
-	tps := r.newAnswers(len(j.tasks))
+	j, parsers, prefill, tps := run.j, run.parsers, run.prefill, run.answers
 	if j.stream {
 		s.streamChat(ctx, j, parsers, prefill, tps)
 		return
@@ -164,6 +136,56 @@ func (s *Server) handleChat(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	s.writeJSON(ctx, s.chatResponse(j, cs, parsers, prefill, tps))
+}
+
+// chatRun is a queued chat job with, per choice, its reasoning parser,
+// the text reasoning_format none puts first (thinkPrefill) and its answer
+// parser (tool calls or a JSON answer; nil slice when the content stays
+// as generated).
+type chatRun struct {
+	j       *job
+	parsers []*chat.Reasoning
+	prefill []string
+	answers []*answer
+}
+
+// chatJob plans r's tools, renders its messages and queues the job
+// (tune, when set, adjusts each task first). The chat-shaped routes
+// (/v1/responses, /v1/messages) share it after converting their requests.
+func (s *Server) chatJob(r *rawRequest, prefix string, tune func(*task)) (*chatRun, *apiError) {
+	format, err := chat.ParseReasoningFormat(firstNonEmpty(r.ReasoningFormat, s.cfg.ReasoningFormat))
+	if err != nil {
+		return nil, badRequest("reasoning_format", "%v", err)
+	}
+	var e *apiError
+	if r.tools, e = s.planTools(r); e != nil {
+		return nil, e
+	}
+	prompt, text, inThink, e := s.chatPrompt(r)
+	if e != nil {
+		return nil, e
+	}
+	r.inThink = inThink
+	j, e := s.newJob(r, [][]int32{prompt}, prefix, true)
+	if e != nil {
+		return nil, e
+	}
+	for _, t := range j.tasks {
+		t.inThink, t.closeThink = inThink, s.closeThink()
+		if tune != nil {
+			tune(t)
+		}
+	}
+	if e := s.submit(j); e != nil {
+		return nil, e
+	}
+	run := &chatRun{j: j, parsers: make([]*chat.Reasoning, len(j.tasks)), prefill: make([]string, len(j.tasks)),
+		answers: r.newAnswers(len(j.tasks))}
+	for i := range run.parsers {
+		run.parsers[i] = chat.NewReasoning(format, inThink)
+		run.prefill[i] = thinkPrefill(format, inThink, text)
+	}
+	return run, nil
 }
 
 // thinkPrefill is what reasoning_format "none" puts before the model's

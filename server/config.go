@@ -21,6 +21,9 @@ type Config struct {
 	NewSampler SamplerFactory
 	ModelPath  string // shown by /v1/models and /props
 	Alias      string // model id reported instead of the path
+	// BuildInfo is /props' build_info: the binary's version and commit
+	// ("waggle" when empty), so a report says what served it.
+	BuildInfo string
 
 	// ChatTemplate is a Jinja source or a built-in name (--chat-template);
 	// empty means ModelChatTemplate, then the chatml built-in.
@@ -51,6 +54,8 @@ type Config struct {
 	Sampling       SamplingParams        // defaults for requests (DefaultSampling if zero)
 	Grammar        string                // --grammar: GBNF for requests that set no grammar, schema or tools
 	LoopGuard      LoopGuardParams       // reasoning loop guard defaults (DefaultLoopGuard if zero)
+	// Diffusion holds the request defaults of a diffusion model.
+	Diffusion DiffusionOptions
 
 	// Speculator, when set, builds the speculative decoder over the
 	// server's session (NSeq = Parallel); cmd/waggle wires --spec-type and
@@ -77,6 +82,8 @@ type Config struct {
 	// the zero value falls back to a hash of the model's Info.
 	ModelHash [32]byte
 
+	APIConfig // embeddings, infill, the web page (api.go)
+
 	APIKey       string
 	Timeout      time.Duration // per request (default 600 s)
 	MaxQueue     int           // requests waiting for a slot (default 64)
@@ -87,10 +94,10 @@ type Config struct {
 	DisableSlots bool
 }
 
-// ConfigFor fills the model, tokenizer and GGUF chat template from a
-// loaded model.
+// ConfigFor fills the model, tokenizer, GGUF chat template and pooling
+// type from a loaded model.
 func ConfigFor(l *engine.Loaded) Config {
-	c := Config{Model: l.Model, Tokenizer: l.Tokenizer, ModelHash: ModelIdentity(l)}
+	c := Config{Model: l.Model, Tokenizer: l.Tokenizer, ModelHash: ModelIdentity(l), APIConfig: apiConfigFor(l)}
 	if l.File != nil {
 		c.ModelChatTemplate, _ = l.File.String("tokenizer.chat_template")
 	}

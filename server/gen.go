@@ -21,6 +21,9 @@ type job struct {
 	usage    bool // stream_options.include_usage
 	logprobs bool
 	deadline time.Time
+	// onStreamError, when set, writes an error that ends a stream in the
+	// route's own shape (see streamError).
+	onStreamError func(*sse, *apiError)
 	// returnTokens fills /completion's "tokens" (llama-server's
 	// return_tokens); req is the request, for generation_settings.
 	returnTokens bool
@@ -40,6 +43,9 @@ type choice struct {
 // prompt and choice. The sampler of each task is built here, off the
 // scheduler goroutine.
 func (s *Server) newJob(r *rawRequest, prompts [][]int32, prefix string, chatMode bool) (*job, *apiError) {
+	if s.diff != nil {
+		return s.newDiffusionJob(r, prompts, prefix)
+	}
 	if e := r.unsupported(); e != nil {
 		return nil, e
 	}
@@ -159,11 +165,11 @@ func (s *Server) submit(j *job) *apiError {
 	}
 	s.metrics.request()
 	for i, t := range j.tasks {
-		if !s.sched.submit(t) {
+		if !s.queueTask(t) {
 			for _, u := range j.tasks[:i] {
 				u.cancel()
 			}
-			return newError(503, "unavailable_error", "all %d slots are busy and the queue is full; retry later", len(s.sched.slots))
+			return newError(503, "unavailable_error", "all %d slots are busy and the queue is full; retry later", s.NumSlots())
 		}
 	}
 	return nil
@@ -221,4 +227,13 @@ func randomID() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// queueTask hands t to the scheduler of the model (causal or diffusion)
+// without blocking; false means its queue is full.
+func (s *Server) queueTask(t *task) bool {
+	if s.diff != nil {
+		return s.diff.submit(t)
+	}
+	return s.sched.submit(t)
 }

@@ -97,6 +97,14 @@ func (s *Server) handleModels(ctx *fasthttp.RequestCtx) {
 	}}})
 }
 
+// buildInfo is /props' build_info (Config.BuildInfo, else "waggle").
+func (s *Server) buildInfo() string {
+	if s.cfg.BuildInfo == "" {
+		return "waggle"
+	}
+	return s.cfg.BuildInfo
+}
+
 func (s *Server) handleHealth(ctx *fasthttp.RequestCtx) {
 	if s.stopping.Load() {
 		writeError(ctx, newError(503, "unavailable_error", "the server is shutting down"))
@@ -123,7 +131,7 @@ func (s *Server) handleProps(ctx *fasthttp.RequestCtx) {
 			"params": s.defaultSettings(),
 		},
 		"total_slots": len(s.sched.slots), "model_path": s.cfg.ModelPath, "model_alias": s.ModelID(), "chat_template": s.tmpl.Source(),
-		"modalities": map[string]bool{"vision": false, "audio": false}, "build_info": "waggle",
+		"modalities": map[string]bool{"vision": false, "audio": false}, "build_info": s.buildInfo(),
 		"is_sleeping":     false,
 		"waggle_kv_cache": s.kvCacheProps(), "waggle_prompt_cache": s.promptCacheProps(),
 	})

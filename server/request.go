@@ -60,6 +60,7 @@ type rawRequest struct {
 	specRequest
 	grammarRequest
 	samplingRequest
+	diffusionRequest
 }
 
 type streamOptions struct {

@@ -57,6 +57,8 @@ type scheduler struct {
 	model [32]byte
 	// ctxShift is --context-shift.
 	ctxShift bool
+	// emb is the embedding batch (sched_embed.go).
+	emb embedScratch
 }
 
 func newScheduler(cfg *Config, sess engine.Session, m *metrics) *scheduler {
@@ -300,7 +302,8 @@ func (s *scheduler) safeStep() {
 }
 
 // cycle starts newly assigned speculative slots, decodes the plain slots in
-// one batch, then runs one speculative cycle for the speculative ones.
+// one batch, then runs one speculative cycle for the speculative ones and
+// one embedding batch for the embedding ones.
 func (s *scheduler) cycle() {
 	if s.sp != nil {
 		s.startSpec()
@@ -309,6 +312,7 @@ func (s *scheduler) cycle() {
 	if s.sp != nil {
 		s.specStep()
 	}
+	s.embedStep()
 }
 
 // decodeStep builds one batch, one token for every generating slot first
@@ -367,12 +371,12 @@ func (s *scheduler) decodeStep() {
 
 // decodeFailed ends every task in the failed batch and forgets the slots'
 // caches, whose state is now unknown.
-// promptOrder lists the slots still reading their prompts, oldest
-// admission first.
+// promptOrder lists the slots still reading their prompts (embedding
+// tasks have their own batch), oldest admission first.
 func (s *scheduler) promptOrder() []*slot {
 	s.pend = s.pend[:0]
 	for _, sl := range s.slots {
-		if sl.t != nil && !sl.generating && !sl.specOn {
+		if sl.t != nil && !sl.generating && !sl.specOn && sl.t.embed == nil {
 			s.pend = append(s.pend, sl)
 		}
 	}

@@ -38,6 +38,9 @@ type Server struct {
 	// eog bans every end-of-generation token (ignore_eos), built once.
 	eog     []LogitBias
 	eogOnce sync.Once
+	// diff serves a diffusion model in place of sess and sched (nil for
+	// an autoregressive model); see diffusion.go.
+	diff *diffScheduler
 }
 
 // attachSpeculator builds the configured Speculator over the session.
@@ -66,6 +69,11 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if dm, ok := cfg.Model.(engine.DiffusionModel); ok {
+		s := &Server{cfg: cfg, tmpl: tmpl, metrics: &metrics{}, started: time.Now()}
+		s.http = s.newHTTP()
+		return newDiffusionServer(cfg, s, dm)
+	}
 	opts, err := cfg.sessionOptions()
 	if err != nil {
 		return nil, err
@@ -73,6 +81,9 @@ func New(cfg Config) (*Server, error) {
 	sess, err := cfg.Model.NewSession(opts)
 	if err != nil {
 		return nil, fmt.Errorf("server: session: %w", err)
+	}
+	if err := cfg.APIConfig.resolvePooling(sess); err != nil {
+		return nil, err
 	}
 	if cfg.SlotSavePath != "" {
 		if err := os.MkdirAll(cfg.SlotSavePath, 0o755); err != nil {
@@ -84,18 +95,23 @@ func New(cfg Config) (*Server, error) {
 	if err := s.attachSpeculator(); err != nil {
 		return nil, err
 	}
-	s.http = &fasthttp.Server{
+	s.http = s.newHTTP()
+	go s.sched.run()
+	return s, nil
+}
+
+// newHTTP is the fasthttp server of s.
+func (s *Server) newHTTP() *fasthttp.Server {
+	return &fasthttp.Server{
 		Handler:            s.handle,
 		Name:               "waggle",
-		MaxRequestBodySize: cfg.MaxBodyBytes,
-		ReadTimeout:        cfg.Timeout,
-		IdleTimeout:        cfg.Timeout,
+		MaxRequestBodySize: s.cfg.MaxBodyBytes,
+		ReadTimeout:        s.cfg.Timeout,
+		IdleTimeout:        s.cfg.Timeout,
 		CloseOnShutdown:    true,
 		ErrorHandler:       s.transportError,
 		NoDefaultDate:      true,
 	}
-	go s.sched.run()
-	return s, nil
 }
 
 // pickTemplate resolves --chat-template, then the GGUF's, then chatml.
@@ -120,14 +136,27 @@ func pickTemplate(cfg *Config) (*chat.Template, error) {
 
 // NCtx is the per-slot context size in effect (llama.cpp's n_ctx_seq):
 // CtxSize/Parallel, or CtxSize with a unified KV pool.
-func (s *Server) NCtx() int { return s.sched.nCtx }
+func (s *Server) NCtx() int {
+	if s.diff != nil {
+		return s.diff.nCtx
+	}
+	return s.sched.nCtx
+}
 
 // NumSlots is the number of slots (Config.Parallel after auto).
-func (s *Server) NumSlots() int { return len(s.sched.slots) }
+func (s *Server) NumSlots() int {
+	if s.diff != nil {
+		return len(s.diff.slots)
+	}
+	return len(s.sched.slots)
+}
 
 // KVReport describes the KV cache for the start-up log: slots, cells and
 // memory.
 func (s *Server) KVReport() string {
+	if s.diff != nil {
+		return s.diff.describe()
+	}
 	o, c := s.sess.Options(), s.sess.Cache()
 	k, v := c.Bytes()
 	mib := float64(k+v) / (1 << 20)
@@ -141,6 +170,9 @@ func (s *Server) KVReport() string {
 // Warnings are start-up notes about the configuration: a slot context
 // capped at the model's training context, or one beyond it.
 func (s *Server) Warnings() []string {
+	if s.diff != nil {
+		return nil // a diffusion model's slots hold what -c gives them
+	}
 	var w []string
 	train := s.cfg.Model.Info().NCtxTrain
 	asked := s.sess.Options().NCtx
@@ -189,14 +221,14 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	select {
 	case err = <-httpDone: // everything finished within the grace
 	case <-ctx.Done():
-		s.sched.stop()
+		s.stopScheduler()
 		select {
 		case err = <-httpDone:
 		case <-time.After(flushGrace):
 			err = errors.New("server: some connections were still open after the shutdown deadline")
 		}
 	}
-	s.sched.stop()
+	s.stopScheduler()
 	if s.specClose != nil {
 		if e := s.specClose(); e != nil && err == nil {
 			err = e
@@ -207,6 +239,16 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	return err
+}
+
+// stopScheduler stops the model's scheduler (causal or diffusion); it may
+// be called more than once.
+func (s *Server) stopScheduler() {
+	if s.diff != nil {
+		s.diff.stop()
+		return
+	}
+	s.sched.stop()
 }
 
 // flushGrace is how long Shutdown waits, after its deadline, for handlers
@@ -220,11 +262,14 @@ type route struct {
 }
 
 func (s *Server) routes() map[string]map[string]route {
+	if s.diff != nil {
+		return s.diffusionRoutes()
+	}
 	gen := func(fn func(*fasthttp.RequestCtx)) map[string]route { return map[string]route{"POST": {fn: fn}} }
 	get := func(fn func(*fasthttp.RequestCtx), public bool) map[string]route {
 		return map[string]route{"GET": {fn: fn, public: public}}
 	}
-	return map[string]map[string]route{
+	return s.withAPIRoutes(map[string]map[string]route{
 		"/v1/chat/completions": gen(s.handleChat),
 		"/chat/completions":    gen(s.handleChat),
 		"/v1/completions":      gen(s.handleCompletions),
@@ -240,7 +285,7 @@ func (s *Server) routes() map[string]map[string]route {
 		"/metrics":             get(s.handleMetrics, false),
 		"/props":               get(s.handleProps, false),
 		"/slots":               get(s.handleSlots, false),
-	}
+	})
 }
 
 // handle routes a request: 404 for unknown paths, 405 with Allow for a

@@ -11,9 +11,10 @@ import (
 // specRequest holds llama.cpp's per-request speculative fields, whose
 // names contain a dot ("speculative.n_max").
 type specRequest struct {
-	NMax *int            `json:"speculative.n_max"`
-	NMin *int            `json:"speculative.n_min"`
-	Type json.RawMessage `json:"speculative.type"`
+	NMax        *int            `json:"speculative.n_max"`
+	NMin        *int            `json:"speculative.n_min"`
+	Type        json.RawMessage `json:"speculative.type"`
+	treeRequest                 // speculative_tree.go
 }
 
 // maxDraft bounds speculative.n_max and n_min (llama.cpp's argument range).
@@ -36,6 +37,9 @@ func (s *Server) specOptions(r *specRequest) (spec.RequestOptions, *apiError) {
 			return o, badRequest(f.name, "%s must be in [0, %d], got %d", f.name, maxDraft, *f.v)
 		}
 		*f.dst = *f.v
+	}
+	if e := treeOptions(&r.treeRequest, &o); e != nil {
+		return o, e
 	}
 	types, e := specTypes(r.Type)
 	if e != nil {

@@ -53,7 +53,7 @@ func (s *Server) streamJob(ctx *fasthttp.RequestCtx, j *job, emit func(*sse, eve
 		for left := len(j.tasks); left > 0 && out.err == nil; {
 			evs := j.box.take(timer.C)
 			if evs == nil {
-				out.data(map[string]*apiError{"error": newError(504, "server_error", "the request timed out")})
+				j.streamError(out, newError(504, "server_error", "the request timed out"))
 				return
 			}
 			for _, ev := range evs {
@@ -61,7 +61,7 @@ func (s *Server) streamJob(ctx *fasthttp.RequestCtx, j *job, emit func(*sse, eve
 					ev = event{index: ev.index, done: true, finish: "length", stopType: "limit", slot: -1}
 				}
 				if ev.err != nil {
-					out.data(map[string]*apiError{"error": newError(500, "server_error", "%v", ev.err)})
+					j.streamError(out, newError(500, "server_error", "%v", ev.err))
 					return
 				}
 				emit(out, ev)
@@ -75,4 +75,14 @@ func (s *Server) streamJob(ctx *fasthttp.RequestCtx, j *job, emit func(*sse, eve
 			finish(out, last)
 		}
 	})
+}
+
+// streamError writes an error that ends a stream: the job's own shape when
+// it has one (Anthropic's event: error), else data: {"error": …}.
+func (j *job) streamError(out *sse, e *apiError) {
+	if j.onStreamError != nil {
+		j.onStreamError(out, e)
+		return
+	}
+	out.data(map[string]*apiError{"error": e})
 }

@@ -36,6 +36,12 @@ type task struct {
 	// preserved are special tokens shown in the output (tool-call markers).
 	preserved map[int32]bool
 	guard     LoopGuardParams // the reasoning loop guard's settings
+	// embed, when set, makes this an embedding task (sched_embed.go).
+	embed *embedTask
+
+	// diff is the task's denoising run on a diffusion model (nil on an
+	// autoregressive one).
+	diff *diffTask
 
 	cancelled atomic.Bool
 	out       *mailbox // shared by the tasks of one request
@@ -78,6 +84,8 @@ type event struct {
 	// draftN and draftAccepted are the speculative counters (timings'
 	// draft_n and draft_n_accepted).
 	draftN, draftAccepted int
+	// diffusion is a diffusion answer's denoising counts (timings.diffusion).
+	diffusion *diffusionTimings
 }
 
 // tokenLogprobs is the chosen token and the top alternatives.

@@ -25,6 +25,8 @@ type timingsJSON struct {
 	// DraftN and DraftNAccepted appear when speculation drafted (llama.cpp).
 	DraftN         int `json:"draft_n,omitempty"`
 	DraftNAccepted int `json:"draft_n_accepted,omitempty"`
+	// Diffusion holds the denoising counts of a diffusion model's answer.
+	Diffusion *diffusionTimings `json:"diffusion,omitempty"`
 }
 
 // totals sums the finished events of a job: prompt tokens count once per
@@ -46,6 +48,7 @@ func (j *job) totals(last []event) (usageJSON, timingsJSON) {
 		tm.PromptMS = max(tm.PromptMS, e.promptMS)
 		tm.DraftN += e.draftN
 		tm.DraftNAccepted += e.draftAccepted
+		tm.Diffusion = mergeDiffusion(tm.Diffusion, e.diffusion, tm.PredictedN)
 		if perPrompt > 0 && i%perPrompt == 0 {
 			tm.PromptN += e.promptN
 			tm.CacheN += e.cachedN

@@ -31,6 +31,9 @@ func TestSpeedRatios(t *testing.T) {
 		prompt := l.Tokenizer.Encode(c.text, true, true)
 		const n, nctx, reps = 192, 512, 3
 		for _, name := range spec.Order {
+			if name == "dflash" {
+				continue // needs a drafter bound to the target
+			}
 			var ratios []float64
 			var acc, gen int
 			for range reps {

@@ -108,11 +108,16 @@ func (c *Chain) Draft(reqs []*Request) {
 		st.Drafts.Add(1)
 		st.DraftNS.Add(int64(time.Since(t)))
 		for _, r := range c.pending {
-			if len(r.Draft) > r.NMax {
+			if r.IsTree() {
+				r.Parent = r.Parent[:len(r.Draft)]
+				if n := max(r.Budget, r.NMax); len(r.Draft) > n {
+					r.Draft, r.Parent = r.Draft[:n], r.Parent[:n]
+				}
+			} else if len(r.Draft) > r.NMax {
 				r.Draft = r.Draft[:r.NMax]
 			}
 			if len(r.Draft) < max(r.NMin, 1) {
-				r.Draft = r.Draft[:0]
+				r.Draft, r.Parent = r.Draft[:0], r.Parent[:0]
 				continue
 			}
 			if r.shadow {
@@ -151,6 +156,60 @@ func (c *Chain) Winner(seq int) string {
 		return ""
 	}
 	return c.strats[c.winner[seq]].Name()
+}
+
+// Summaries returns the Summary lines of the strategies that have one.
+func (c *Chain) Summaries() []string {
+	if c == nil {
+		return nil
+	}
+	var out []string
+	for _, s := range c.strats {
+		if sm, ok := s.(Summarizer); ok {
+			out = append(out, sm.Summary())
+		}
+	}
+	return out
+}
+
+// Taps returns the taps the chain's hidden-state readers need (they must
+// agree), or nil.
+func (c *Chain) Taps() ([]engine.Tap, error) {
+	if c == nil {
+		return nil, nil
+	}
+	var taps []engine.Tap
+	for _, s := range c.strats {
+		if h, ok := s.(HiddenReader); ok {
+			if taps != nil && !slicesEqual(taps, h.Taps()) {
+				return nil, fmt.Errorf("spec: strategies read different target taps (%v, %v)", taps, h.Taps())
+			}
+			taps = h.Taps()
+		}
+	}
+	return taps, nil
+}
+
+// Committed passes committed rows to the hidden-state readers
+// (HiddenReader.Committed).
+func (c *Chain) Committed(seq, pos int, toks []int32, row func(k int) []float32) {
+	for _, s := range c.strats {
+		if h, ok := s.(HiddenReader); ok {
+			h.Committed(seq, pos, toks, row)
+		}
+	}
+}
+
+func slicesEqual(a, b []engine.Tap) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Observe shows a decoded target batch to every strategy.

@@ -35,6 +35,35 @@ type DraftParams struct {
 	Session engine.SessionOptions
 }
 
+// DFlashParams configure DFlash drafting (dflash) with BeeLlama's flags.
+type DFlashParams struct {
+	// Model is the dflash-draft drafter (an engine.BlockDrafterModel),
+	// Target the model it drafts for (it borrows its embeddings and head).
+	Model, Target engine.Model
+	NMax          int     // --spec-draft-n-max (16; at most block size - 1)
+	NMin          int     // --spec-draft-n-min (0)
+	PMin          float32 // --spec-draft-p-min for DFlash (0: off)
+	// TopK is --spec-draft-top-k: candidates per depth of a tree (1;
+	// forced to 1 without branches, raised to 2 with them).
+	TopK int
+	// BranchBudget is --spec-branch-budget: tree nodes beyond the main
+	// path (0: flat drafts).
+	BranchBudget int
+	// Temp is --spec-draft-temp, resolved: 0 drafts greedily, T > 0
+	// samples at T (verification then uses the drafter's distribution).
+	Temp float32
+	// LogitWeights weights greedy trees by raw logits, as BeeLlama's
+	// greedy op returns them, instead of log-probabilities.
+	LogitWeights bool
+	CrossCtx     int // --spec-dflash-cross-ctx (512)
+	// MaxSlots is --spec-dflash-max-slots: sequences 0…MaxSlots-1 draft
+	// (0: every sequence).
+	MaxSlots int
+	// NSeq is the target session's sequence count; Threads its threads.
+	NSeq, Threads int
+	Seed          uint64 // the drafter's sampling stream
+}
+
 // Config is everything the registered strategies may need; it is what the
 // command line (cmd/waggle specflags.go) and the server fill.
 type Config struct {
@@ -52,6 +81,7 @@ type Config struct {
 	// saved back when the chain is closed, as llama-lookup does.
 	LookupStatic, LookupDynamic string
 	Draft                       DraftParams
+	DFlash                      DFlashParams
 	Adaptive                    AdaptiveParams
 }
 
@@ -64,6 +94,7 @@ func DefaultConfig() Config {
 		NgramSimple: ng, NgramMapK: ng, NgramMapK4V: ng,
 		NgramMod: ModParams{NMatch: 24, NMin: 48, NMax: 64},
 		Draft:    DraftParams{NMax: 16, NMin: 0, PMin: 0.75},
+		DFlash:   DFlashParams{NMax: 16, TopK: 1, CrossCtx: 512, NSeq: 1, Seed: 1},
 		Adaptive: DefaultAdaptive(),
 	}
 }
@@ -88,7 +119,27 @@ func (c *Config) Validate() error {
 	if c.Draft.PMin < 0 || c.Draft.PMin > 1 {
 		return fmt.Errorf("spec: --spec-draft-p-min must be in [0, 1]")
 	}
+	if err := c.DFlash.validate(); err != nil {
+		return err
+	}
 	return c.Adaptive.Validate()
 }
 
 func in(v, lo, hi int) bool { return v >= lo && v <= hi }
+
+// validate checks the DFlash ranges (BeeLlama's argument parser's).
+func (d *DFlashParams) validate() error {
+	switch {
+	case d.NMax < 0 || d.NMin < 0 || d.BranchBudget < 0 || d.MaxSlots < 0:
+		return fmt.Errorf("spec: DFlash draft lengths, --spec-branch-budget and --spec-dflash-max-slots must be ≥ 0")
+	case d.TopK < 1 || d.TopK > 64:
+		return fmt.Errorf("spec: --spec-draft-top-k must be in 1..64")
+	case d.PMin < 0 || d.PMin > 1:
+		return fmt.Errorf("spec: --spec-draft-p-min must be in [0, 1]")
+	case !(d.Temp >= 0) || d.Temp > 100:
+		return fmt.Errorf("spec: --spec-draft-temp must be in [0, 100]")
+	case d.CrossCtx < 1 || d.CrossCtx > 1<<16:
+		return fmt.Errorf("spec: --spec-dflash-cross-ctx must be in 1..65536")
+	}
+	return nil
+}

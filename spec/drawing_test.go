@@ -28,6 +28,9 @@ func TestDrawingChainsEqualPlain(t *testing.T) {
 		set(&p)
 		ref := plain(t, l, p, prompt, n, nctx)
 		for _, strategy := range spec.Order {
+			if strategy == "dflash" {
+				continue // needs a drafter bound to the target: spec/dflash's tests
+			}
 			got, _, err := speculative(t, l, p, corruptChain(t, l, strategy), prompt, n, nctx, nil, nil, false)
 			if err != nil {
 				t.Fatalf("%s/%s: %v", name, strategy, err)

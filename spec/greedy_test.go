@@ -77,6 +77,9 @@ func checkAll(t *testing.T, l *engine.Loaded, text string, n int, exact bool) {
 		variants = append(variants, true)
 	}
 	for _, name := range spec.Order {
+		if name == "dflash" {
+			continue // needs a drafter bound to the target: spec/dflash's tests
+		}
 		for _, adaptive := range variants {
 			chain := corruptChain(t, l, name)
 			got, sl, err := speculative(t, l, greedyParams(), chain, prompt, n, nctx, nil, nil, adaptive)

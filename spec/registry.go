@@ -13,7 +13,7 @@ import (
 // the n-gram cache and before any model.
 var Order = []string{
 	"ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod", "ngram-cache",
-	"copyspec", "suffix", "recycle", "draft-simple",
+	"copyspec", "suffix", "recycle", "draft-simple", "dflash",
 }
 
 // aliases maps older or shorter names to those of Order.

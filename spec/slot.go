@@ -11,6 +11,14 @@ type RequestOptions struct {
 	Types []string // subset of the chain's strategies to use (nil: all)
 	// Off disables speculation for the request ("speculative.type": "none").
 	Off bool
+	// BranchBudget is speculative.branch_budget (tree drafters: extra
+	// nodes beyond the main path); HasBranchBudget says it was given.
+	BranchBudget    int
+	HasBranchBudget bool
+	// PMin is speculative.p_min (drafters that stop at low confidence);
+	// HasPMin says it was given.
+	PMin    float32
+	HasPMin bool
 }
 
 // Slot is one generating sequence: its sampler, the tokens so far, limits,
@@ -29,6 +37,11 @@ type Slot struct {
 	// DraftN and DraftAccepted count this request's drafted and accepted
 	// tokens (llama.cpp's timings.draft_n and draft_n_accepted).
 	DraftN, DraftAccepted int
+	// SampledAccepted and SampledResidual count this request's sampled
+	// verifications of tree and stochastic drafts: a drafted candidate
+	// accepted, or every candidate rejected and the token drawn from the
+	// residual (BeeLlama's "rejection sampling" line).
+	SampledAccepted, SampledResidual int
 
 	tokens []int32 // prompt and emitted tokens; the last is not in the KV cache
 	nGen   int

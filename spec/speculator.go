@@ -33,12 +33,28 @@ type Speculator struct {
 	// verify is the verification rule; tests swap in broken ones to prove
 	// that the equality test catches them.
 	verify func(sp *Speculator, sl *Slot, row int, draft []int32, out []int32) []int32
+	// choose is the sampled rule of tree and stochastic drafts
+	// (verify_tree.go); tests swap in BeeLlama's biased one.
+	choose func(sp *Speculator, smp *sample.Sampler, logits []float32, cands []int32, q []float32) (int32, bool)
+
+	// Hidden-state readers in the chain (HiddenReader): the rows of every
+	// committed token are passed on after each Decode.
+	tapper    engine.Tapper
+	tapsOK    bool
+	commitIdx []int // batch indices of the rows being committed
+	rowAt     func(k int) []float32
+
+	path, cells []int32   // a tree verify's accepted nodes and their positions
+	pd, qd      []float32 // dense target and drafter distributions (verify_tree.go)
+	pc          []sample.Candidate
+	kids        []int32 // a node's children (verify_tree.go)
 }
 
 // New returns a Speculator over sess with chain (which may be nil) and the
 // adaptive settings and base depth of cfg.
 func New(sess engine.Session, chain *Chain, cfg *Config) *Speculator {
-	sp := &Speculator{Sess: sess, Chain: chain, verify: verifyRows, now: time.Now}
+	sp := &Speculator{Sess: sess, Chain: chain, verify: verifyRows, choose: chooseExact, now: time.Now}
+	sp.rowAt = func(k int) []float32 { return sp.tapper.Tapped(sp.commitIdx[k]) }
 	if cfg != nil {
 		sp.Adaptive, sp.Base = cfg.Adaptive, cfg.BaseDepth()
 	}
@@ -48,7 +64,10 @@ func New(sess engine.Session, chain *Chain, cfg *Config) *Speculator {
 // BaseDepth is the deepest draft any configured strategy makes: the depth
 // the adaptive controller works below.
 func (c *Config) BaseDepth() int {
-	b := c.NMax
+	b := 0
+	if len(c.Types) == 0 {
+		b = c.NMax
+	}
 	for _, t := range c.Types {
 		switch t {
 		case "ngram-simple":
@@ -61,6 +80,10 @@ func (c *Config) BaseDepth() int {
 			b = max(b, c.NgramMod.NMax)
 		case "draft-simple":
 			b = max(b, c.Draft.NMax)
+		case "dflash":
+			b = max(b, c.DFlash.NMax)
+		default: // ngram-cache, copyspec, suffix, recycle: --draft-max
+			b = max(b, c.NMax)
 		}
 	}
 	return max(b, 1)
@@ -78,6 +101,9 @@ func (sp *Speculator) Start(sl *Slot, prompt []int32) (int32, error) {
 	if err := sp.setup(sl); err != nil {
 		return 0, err
 	}
+	if err := sp.bindTaps(); err != nil {
+		return 0, err
+	}
 	for _, t := range prompt {
 		sl.Sampler.AcceptPrompt(t)
 	}
@@ -86,6 +112,7 @@ func (sp *Speculator) Start(sl *Slot, prompt []int32) (int32, error) {
 	}
 	sl.tokens = append(sl.tokens[:0], prompt...)
 	sl.nGen, sl.done, sl.DraftN, sl.DraftAccepted = 0, false, 0, 0
+	sl.SampledAccepted, sl.SampledResidual = 0, 0
 	sl.shadow = sl.shadow[:0]
 	if sp.Chain.Len() > 0 {
 		sp.Chain.Begin(int(sl.Seq), prompt)
@@ -163,8 +190,43 @@ func (sp *Speculator) prefill(seq int32, prompt []int32) error {
 		if err := sp.Sess.Decode(&sp.batch); err != nil {
 			return err
 		}
+		sp.commitIdx = sp.commitIdx[:0]
+		for i := range end - start {
+			sp.commitIdx = append(sp.commitIdx, i)
+		}
+		sp.commit(int(seq), start, prompt[start:end])
 	}
 	return nil
+}
+
+// bindTaps checks, once, that the session captures what the chain's
+// hidden-state readers read.
+func (sp *Speculator) bindTaps() error {
+	if sp.tapsOK {
+		return nil
+	}
+	taps, err := sp.Chain.Taps()
+	if err != nil {
+		return err
+	}
+	if len(taps) > 0 {
+		t, ok := sp.Sess.(engine.Tapper)
+		if !ok || !slicesEqual(sp.Sess.Options().Taps, taps) {
+			return fmt.Errorf("spec: the strategies read the target's hidden states at taps %v; the target session captures %v", taps, sp.Sess.Options().Taps)
+		}
+		sp.tapper = t
+	}
+	sp.tapsOK = true
+	return nil
+}
+
+// commit passes the rows at batch indices sp.commitIdx (the tokens toks
+// at positions pos…) to the chain's hidden-state readers.
+func (sp *Speculator) commit(seq, pos int, toks []int32) {
+	if sp.tapper == nil || len(toks) == 0 {
+		return
+	}
+	sp.Chain.Committed(seq, pos, toks, sp.rowAt)
 }
 
 // push appends an emitted token and updates the stop conditions.
@@ -264,7 +326,7 @@ func (sp *Speculator) draftAll() {
 	budget := sp.Sess.Options().NBatch - len(sp.active)
 	for _, sl := range sp.active {
 		r := &sl.req
-		r.Draft, r.shadow = r.Draft[:0], false
+		r.Draft, r.Parent, r.Q, r.Cand, r.shadow = r.Draft[:0], r.Parent[:0], nil, nil, false
 		if sl.mask == 0 {
 			continue
 		}
@@ -286,12 +348,14 @@ func (sp *Speculator) draftAll() {
 		r.Seq, r.NMax, r.NMin = int(sl.Seq), n, sl.Opts.NMin
 		r.History, r.Last, r.NPast = sl.tokens[:len(sl.tokens)-1], sl.tokens[len(sl.tokens)-1], len(sl.tokens)-1
 		r.mask = sl.mask
+		sp.treeRoom(sl, r)
 		sp.reqs = append(sp.reqs, r)
 	}
 	if len(sp.reqs) == 0 {
 		return
 	}
 	sp.Chain.Draft(sp.reqs)
+	sp.fitTrees()
 	for _, r := range sp.reqs {
 		if !r.shadow {
 			continue
@@ -302,7 +366,7 @@ func (sp *Speculator) draftAll() {
 				sl.shadowAt = len(sl.tokens)
 			}
 		}
-		r.Draft, r.shadow = r.Draft[:0], false
+		r.Draft, r.Parent, r.Q, r.Cand, r.shadow = r.Draft[:0], r.Parent[:0], nil, nil, false
 	}
 	sp.cutToConstraints()
 }
@@ -345,13 +409,79 @@ func (sp *Speculator) depth(sl *Slot) (n, ctlBase int) {
 	return n, 0
 }
 
+// treeRoom tells a request whether it may be a tree and how large: the
+// verify batch's room, the context's, and the session's tree limit.
+// Shadow drafts are compared token by token with the output, so they stay
+// flat.
+func (sp *Speculator) treeRoom(sl *Slot, r *Request) {
+	r.NMaxBase, r.BranchBudget, r.PMin, r.AllowTree = sp.baseFor(sl), -1, -1, false
+	if sl.Opts.HasBranchBudget {
+		r.BranchBudget = sl.Opts.BranchBudget
+	}
+	if sl.Opts.HasPMin {
+		r.PMin = sl.Opts.PMin
+	}
+	ts, ok := sp.Sess.(engine.TreeSession)
+	if !ok || r.shadow {
+		r.Budget = r.NMax
+		return
+	}
+	r.AllowTree = true
+	r.Budget = min(sp.Sess.Options().NBatch-len(sp.active), sp.Sess.Options().NCtx-sl.NPast()-1)
+	if lim := ts.TreeLimit(); lim > 0 {
+		r.Budget = min(r.Budget, lim-1)
+	}
+	r.Budget = max(r.Budget, r.NMax)
+}
+
+// fitTrees trims tree drafts, last slot first, until the verify batch
+// fits NBatch: each slot's budget assumed the others drafted only their
+// flat share. A tree's trailing nodes have no children before them, so a
+// trimmed tree is still a tree.
+func (sp *Speculator) fitTrees() {
+	total := len(sp.active)
+	for _, sl := range sp.active {
+		total += len(sl.req.Draft)
+	}
+	for i := len(sp.active) - 1; i >= 0 && total > sp.Sess.Options().NBatch; i-- {
+		r := &sp.active[i].req
+		if !r.IsTree() || r.shadow {
+			continue
+		}
+		cut := min(total-sp.Sess.Options().NBatch, len(r.Draft)-1)
+		r.Draft, r.Parent = r.Draft[:len(r.Draft)-cut], r.Parent[:len(r.Parent)-cut]
+		total -= cut
+	}
+}
+
+// baseFor is sl's configured (or requested) depth before the adaptive
+// controller.
+func (sp *Speculator) baseFor(sl *Slot) int {
+	if sl.Opts.NMax > 0 {
+		return sl.Opts.NMax
+	}
+	return sp.Base
+}
+
+// buildBatch lays out every active slot's [Last, draft…]: a flat draft as
+// ordinary tokens, a tree as Last followed by its nodes with their parents
+// (Batch.Parent), stored at consecutive positions.
 func (sp *Speculator) buildBatch() {
 	sp.batch.Reset()
 	for _, sl := range sp.active {
 		pos := int32(sl.NPast())
-		sp.batch.Add(sl.tokens[len(sl.tokens)-1], pos, sl.Seq, true)
-		for i, d := range sl.req.Draft {
-			sp.batch.Add(d, pos+1+int32(i), sl.Seq, true)
+		root := int32(sp.batch.Len())
+		r := &sl.req
+		if !r.IsTree() {
+			sp.batch.Add(sl.tokens[len(sl.tokens)-1], pos, sl.Seq, true)
+			for i, d := range r.Draft {
+				sp.batch.Add(d, pos+1+int32(i), sl.Seq, true)
+			}
+			continue
+		}
+		sp.batch.AddNode(sl.tokens[len(sl.tokens)-1], pos, sl.Seq, -1, true)
+		for i, d := range r.Draft {
+			sp.batch.AddNode(d, pos+1+int32(i), sl.Seq, root+1+r.Parent[i], true)
 		}
 	}
 }
@@ -361,7 +491,12 @@ func (sp *Speculator) finish(sl *Slot, row int, emit func(*Slot, int32) bool) er
 	draft := sl.req.Draft
 	k := len(draft)
 	nPast := sl.NPast()
-	sp.out = sp.verify(sp, sl, row, draft, sp.out[:0])
+	tree := sl.req.IsTree()
+	if tree || sl.req.Q != nil {
+		sp.out, sp.path = sp.walk(sl, &sl.req, row, sp.out[:0], sp.path[:0])
+	} else {
+		sp.out = sp.verify(sp, sl, row, draft, sp.out[:0])
+	}
 	m := len(sp.out) - 1
 	if k > 0 {
 		sp.Chain.Accept(int(sl.Seq), m)
@@ -369,16 +504,27 @@ func (sp *Speculator) finish(sl *Slot, row int, emit func(*Slot, int32) bool) er
 		sl.DraftAccepted += m
 	}
 	sl.lastK = k
-	if sp.Chain.Len() > 0 {
+	if sp.Chain.Len() > 0 && !tree {
 		sp.verified(sl, row, k, m)
 	}
 	if sl.ctl != nil {
+		kc, mc := k, m // a tree's depth is its main path's
+		if tree {
+			kc = sl.req.mainPath()
+			mc = min(m, kc)
+		}
 		c := 0
 		if sl.lastCap > 0 {
-			c = max(sl.lastCap, k)
+			c = max(sl.lastCap, kc)
 		}
-		sl.ctl.Record(c, k, m, false)
+		sl.ctl.Record(c, kc, mc, false)
 		sl.lastCap = 0
+	}
+	if tree {
+		if err := sp.keepPath(sl, nPast); err != nil {
+			return err
+		}
+		k = m // the cells now hold Last and the m accepted nodes
 	}
 	for _, tok := range sp.out {
 		sp.push(sl, tok)
@@ -390,10 +536,39 @@ func (sp *Speculator) finish(sl *Slot, row int, emit func(*Slot, int32) bool) er
 		}
 	}
 	// Cells kept: everything but the newest emitted token.
-	if keep := sl.NPast(); keep < nPast+1+k {
+	keep := sl.NPast()
+	sp.commitRows(sl, row, nPast, keep, tree)
+	if keep < nPast+1+k {
 		return sp.Sess.Truncate(int(sl.Seq), keep)
 	}
 	return nil
+}
+
+// keepPath keeps the accepted path of a tree verify in the target's cache
+// (TreeSession.KeepPath): Last at nPast and the nodes of sp.path after it.
+func (sp *Speculator) keepPath(sl *Slot, nPast int) error {
+	sp.cells = sp.cells[:0]
+	for _, j := range sp.path {
+		sp.cells = append(sp.cells, int32(nPast+1)+j)
+	}
+	return sp.Sess.(engine.TreeSession).KeepPath(int(sl.Seq), nPast, sp.cells)
+}
+
+// commitRows shows the hidden-state readers the rows of the tokens sl now
+// holds at positions [nPast, keep): Last's and the accepted drafts'.
+func (sp *Speculator) commitRows(sl *Slot, row, nPast, keep int, tree bool) {
+	if sp.tapper == nil || keep <= nPast {
+		return
+	}
+	sp.commitIdx = append(sp.commitIdx[:0], row)
+	for j := range keep - nPast - 1 {
+		if tree {
+			sp.commitIdx = append(sp.commitIdx, row+1+int(sp.path[j]))
+		} else {
+			sp.commitIdx = append(sp.commitIdx, row+1+j)
+		}
+	}
+	sp.commit(int(sl.Seq), nPast, sl.tokens[nPast:keep])
 }
 
 // verified shows the verdict to strategies that learn from the target.

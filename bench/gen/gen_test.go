@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/waggle-llm/waggle/engine"
-	_ "github.com/waggle-llm/waggle/engine/models/all"
+	_ "github.com/waggle-llm/waggle/engine/models/dream"
+	_ "github.com/waggle-llm/waggle/engine/models/llama"
 	"github.com/waggle-llm/waggle/gguf"
 	"github.com/waggle-llm/waggle/internal/testenv"
 )
@@ -75,6 +76,49 @@ func TestDeterministic(t *testing.T) {
 	}
 	if string(a) == string(c) {
 		t.Error("different seeds: files are identical")
+	}
+}
+
+// TestDreamShapeLoads generates the dream layout (small) and loads it as
+// a diffusion model: the mask token is Dream's <|mask|> at 151666, a
+// control token, the logits are shifted (no diffusion.shift_logits key,
+// as Dream's converter writes), and one denoising forward runs.
+func TestDreamShapeLoads(t *testing.T) {
+	td := testenv.TestdataDir(t)
+	testenv.Require(t, filepath.Join(td, "tokenizer", "ggml-vocab-qwen2.gguf"))
+	out := filepath.Join(t.TempDir(), "dream.gguf")
+	if err := run("dream-tiny", "q8_0", out, td, 1, 2, 0); err != nil {
+		t.Fatal(err)
+	}
+	l, err := engine.LoadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	dm, ok := l.Model.(engine.DiffusionModel)
+	if !ok {
+		t.Fatalf("%T is not a diffusion model", l.Model)
+	}
+	info := dm.Diffusion()
+	if info.MaskToken != 151666 || !info.ShiftLogits || l.Tokenizer.Token(151666) != "<|mask|>" || l.Tokenizer.Piece(151666, false) != "" {
+		t.Fatalf("mask %d %q (piece %q), shift %v", info.MaskToken, l.Tokenizer.Token(151666), l.Tokenizer.Piece(151666, false), info.ShiftLogits)
+	}
+	d, err := dm.NewDenoiser(engine.DenoiserOptions{NCtx: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.SetPrefix(0, l.Tokenizer.Encode("Hello", true, true)); err != nil {
+		t.Fatal(err)
+	}
+	rows := 0
+	err = d.Denoise([]engine.Canvas{{Tokens: []int32{151666, 151666, 151666}}}, func(k, i int, logits []float32) {
+		rows++
+		if len(logits) != 151936 {
+			t.Fatalf("%d logits", len(logits))
+		}
+	})
+	if err != nil || rows != 3 {
+		t.Fatalf("denoise: %v, %d rows", err, rows)
 	}
 }
 

@@ -30,12 +30,12 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/waggle-llm/waggle/bench/quant"
 	"github.com/waggle-llm/waggle/gguf"
+	"github.com/waggle-llm/waggle/quantize"
 )
 
 func main() {
-	shapeName := flag.String("shape", "llama3.2-1b", "model shape: llama3.2-1b, qwen2.5-0.5b, qwen3.5-0.8b, qwen3-30b-a3b (or tiny, tiny-moe)")
+	shapeName := flag.String("shape", "llama3.2-1b", "model shape: llama3.2-1b, qwen2.5-0.5b, qwen3.5-0.8b, qwen3-30b-a3b, dream-0.5b (or tiny, tiny-moe)")
 	layers := flag.Int("layers", 0, "keep only the first N layers (0: the shape's count)")
 	typeName := flag.String("type", "q4_0", "file type: f16, q8_0, q4_0, q4_k_m (any llama-quantize type waggle writes)")
 	out := flag.String("o", "", "output file (required)")
@@ -74,7 +74,7 @@ func run(shapeName, typeName, out, testdata string, seed uint64, threads, layers
 		cut.name = fmt.Sprintf("%s-%dl", s.name, layers)
 	}
 	s = &cut
-	ft, err := quant.ParseFileType(typeName)
+	ft, err := quantize.ParseFileType(typeName)
 	if err != nil {
 		return err
 	}
@@ -108,30 +108,30 @@ func run(shapeName, typeName, out, testdata string, seed uint64, threads, layers
 
 // write lays the model out in llama-quantize's tensor order and types and
 // streams it to f.
-func write(f *os.File, s *shape, ft quant.FileType, seed uint64, threads, nVocab int, kvs []gguf.KV) error {
+func write(f *os.File, s *shape, ft quantize.FileType, seed uint64, threads, nVocab int, kvs []gguf.KV) error {
 	byName := map[string]genTensor{}
 	var names []string
 	for _, t := range s.tensors(nVocab) {
 		byName[t.name] = t
 		names = append(names, t.name)
 	}
-	quant.SortTensors(names)
+	quantize.SortTensors(names)
 	nExpert := 0
 	if s.moe != nil {
 		nExpert = s.moe.nExpert
 	}
-	pol := quant.NewPolicy(ft, false, quant.ModelShape{Arch: s.arch, NLayer: s.nLayer, NHead: s.nHead, NHeadKV: s.nHeadKV, NExpert: nExpert, Names: names})
-	plan := make([]quant.OutTensor, len(names))
+	pol := quantize.NewPolicy(ft, false, quantize.ModelShape{Arch: s.arch, NLayer: s.nLayer, NHead: s.nHead, NHeadKV: s.nHeadKV, NExpert: nExpert, Names: names})
+	plan := make([]quantize.OutTensor, len(names))
 	for i, n := range names {
 		typ, err := pol.Type(n, byName[n].dims, gguf.TypeF32)
 		if err != nil {
 			return err
 		}
-		plan[i] = quant.OutTensor{Name: n, Type: typ, Dims: byName[n].dims}
+		plan[i] = quantize.OutTensor{Name: n, Type: typ, Dims: byName[n].dims}
 	}
 	kvs = append(kvs, gguf.KV{Key: "general.quantization_version", Value: gguf.Uint32Value(2)},
 		gguf.KV{Key: "general.file_type", Value: gguf.Uint32Value(uint32(ft))})
-	return quant.WriteStreamed(f, 0, kvs, plan, func(i int, w io.Writer) error {
+	return quantize.WriteStreamed(f, 0, kvs, plan, func(i int, w io.Writer) error {
 		t := byName[plan[i].Name]
 		fmt.Fprintf(os.Stderr, "[%3d/%3d] %-28s %-16v %v\n", i+1, len(plan), t.name, t.dims, plan[i].Type)
 		cols, rows := int(t.dims[0]), 1
@@ -139,7 +139,7 @@ func write(f *os.File, s *shape, ft quant.FileType, seed uint64, threads, nVocab
 			rows *= int(d) // a 3-D expert tensor is n_expert × n_out rows
 		}
 		key := tensorKey(seed, t.name)
-		return quant.EncodeRows(w, plan[i].Type, cols, rows, threads, func(r int, dst []float32) {
+		return quantize.EncodeRows(w, plan[i].Type, cols, rows, threads, func(r int, dst []float32) {
 			rng := rand.New(rand.NewPCG(key, uint64(r)))
 			for j := range dst {
 				dst[j] = float32(t.init.mean + t.init.sd*rng.NormFloat64())

@@ -25,6 +25,10 @@ type shape struct {
 	vocabFile string // under the shared testdata/tokenizer folder
 	headDim   int    // attention.key_length when it is not nEmbd/nHead (0: nEmbd/nHead)
 	untied    bool   // a separate output.weight instead of the tied token_embd
+	// maskToken, when not 0, is a diffusion model's mask token: that id of
+	// the vocabulary becomes the control token <|mask|> and
+	// tokenizer.ggml.mask_token_id points at it.
+	maskToken int
 
 	hybrid *hybridShape // qwen35 only: the Gated DeltaNet layout
 	moe    *moeShape    // qwen3moe only: routed experts in every layer
@@ -83,6 +87,16 @@ var shapes = []shape{
 	{name: "qwen3-30b-a3b", arch: "qwen3moe", nEmbd: 2048, nLayer: 48, nHead: 32, nHeadKV: 4, nFF: 6144,
 		ropeBase: 1e6, eps: 1e-6, ctx: 40960, vocabFile: "ggml-vocab-qwen2.gguf", headDim: 128, untied: true,
 		moe: &moeShape{nExpert: 128, nUsed: 8, nFFExp: 768}},
+	// dream-0.5b: llama.cpp's dream architecture (the Qwen2 tensors, NEOX
+	// rotary, bidirectional attention, predictions shifted by one) at
+	// Qwen2.5-0.5B's size (Dream itself is published at 7B only), with
+	// Dream's mask token <|mask|> at its id 151666, an unused slot of the
+	// Qwen2 vocabulary. For the diffusion benchmarks (docs/diffusion.md).
+	{name: "dream-0.5b", arch: "dream", nEmbd: 896, nLayer: 24, nHead: 14, nHeadKV: 2, nFF: 4864,
+		ropeBase: 1e6, eps: 1e-6, ctx: 32768, qkvBias: true, vocabFile: "ggml-vocab-qwen2.gguf", maskToken: 151666},
+	// dream-tiny is for tests of this program: the dream-0.5b layout, small.
+	{name: "dream-tiny", arch: "dream", nEmbd: 64, nLayer: 2, nHead: 4, nHeadKV: 2, nFF: 128,
+		ropeBase: 1e6, eps: 1e-6, ctx: 2048, qkvBias: true, vocabFile: "ggml-vocab-qwen2.gguf", maskToken: 151666},
 	// tiny is for tests of this program: the llama3.2-1b layout, small.
 	{name: "tiny", arch: "llama", nEmbd: 256, nLayer: 2, nHead: 4, nHeadKV: 1, nFF: 768,
 		ropeBase: 500000, eps: 1e-5, ctx: 2048, vocabFile: "ggml-vocab-llama-bpe.gguf"},
@@ -218,6 +232,9 @@ func (s *shape) metadata(vocab *gguf.File, name string) []gguf.KV {
 	if s.hybrid != nil {
 		kvs = append(kvs, s.hybridMetadata()...)
 	}
+	if s.maskToken != 0 {
+		kvs = append(kvs, gguf.KV{Key: "tokenizer.ggml.mask_token_id", Value: gguf.Uint32Value(uint32(s.maskToken))})
+	}
 	for _, kv := range vocab.KVs {
 		if len(kv.Key) > 10 && kv.Key[:10] == "tokenizer." {
 			kvs = append(kvs, s.padVocab(kv))
@@ -290,6 +307,9 @@ func (s *shape) hybridMetadata() []gguf.KV {
 // hybrid shape's vocabulary size by unused tokens (type 5) when it has
 // one; other keys and shapes pass through unchanged.
 func (s *shape) padVocab(kv gguf.KV) gguf.KV {
+	if s.maskToken != 0 {
+		return s.maskVocab(kv)
+	}
 	if s.hybrid == nil {
 		return kv
 	}
@@ -307,6 +327,24 @@ func (s *shape) padVocab(kv gguf.KV) gguf.KV {
 		for len(out) < s.hybrid.vocabSize {
 			out = append(out, 5)
 		}
+		return gguf.KV{Key: kv.Key, Value: gguf.Int32sValue(out)}
+	}
+	return kv
+}
+
+// maskVocab returns kv with the mask token's slot renamed <|mask|> and
+// typed control (3); other keys pass through unchanged.
+func (s *shape) maskVocab(kv gguf.KV) gguf.KV {
+	switch kv.Key {
+	case "tokenizer.ggml.tokens":
+		toks, _ := kv.Value.AsStrings()
+		out := append([]string(nil), toks...)
+		out[s.maskToken] = "<|mask|>"
+		return gguf.KV{Key: kv.Key, Value: gguf.StringsValue(out)}
+	case "tokenizer.ggml.token_type":
+		types, _ := kv.Value.AsInt32s()
+		out := append([]int32(nil), types...)
+		out[s.maskToken] = 3
 		return gguf.KV{Key: kv.Key, Value: gguf.Int32sValue(out)}
 	}
 	return kv

@@ -21,6 +21,13 @@
 //
 // -verify-cost instead measures the key figure behind every ratio: the
 // time of one target Decode of k+1 tokens against a one-token Decode.
+//
+// -dflash-cost measures DFlash cycles (flat depths 4, 8, 16 and DDTrees
+// of 8, 16, 32 nodes) against plain steps on each -m model, in process
+// with paired rounds (dflashcost.go), and the speed-up at the acceptance
+// the trained stories260K drafter measures at the same settings:
+//
+//	go run ./bench/specbench -dflash-cost -t 2 -rounds 40 -m ../bench-models/synth-llama3.2-1b-q4_0.gguf
 package main
 
 import (
@@ -68,9 +75,23 @@ func main() {
 	adaptiveFlag := flag.String("adaptive", "both", "off, on or both")
 	draftMax := flag.Int("draft-max", 16, "--draft-max (depth of ngram-cache, copyspec, suffix, recycle) and --spec-draft-n-max")
 	vc := flag.Bool("verify-cost", false, "only measure the Decode time of k+1 tokens against 1 token")
+	dc := flag.Bool("dflash-cost", false, "only measure DFlash cycles (flat and DDTree) against plain steps, paired in process")
+	draftType := flag.String("drafter-type", "q4_0", "-dflash-cost: the random drafter's matrix type (f32, q8_0, q4_0, …)")
+	shared := filepath.Join("..", "shared", "models")
+	accept := flag.String("accept", filepath.Join(shared, "goldens-trained-drafters", "acceptance.json"), "-dflash-cost: prompts for the measured acceptance (empty: none)")
+	tauTarget := flag.String("tau-target", filepath.Join(shared, "stories260K-f32.gguf"), "-dflash-cost: target of the acceptance runs")
+	tauDrafter := flag.String("tau-drafter", filepath.Join(shared, "drafters", "stories260K-dflash-b16-f32.gguf"), "-dflash-cost: trained drafter of the acceptance runs")
 	flag.Parse()
 	if len(models) == 0 {
 		fail(fmt.Errorf("give at least one -m"))
+	}
+	if *dc {
+		for _, m := range models {
+			if err := dflashCost(m, *draftType, *threads, max(*rounds, 5), *accept, *tauTarget, *tauDrafter); err != nil {
+				fail(err)
+			}
+		}
+		return
 	}
 	if *vc {
 		for _, m := range models {

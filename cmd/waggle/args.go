@@ -17,6 +17,7 @@ var llamaShortFlags = map[string]string{
 	"-ctv":   "--cache-type-v",
 	"-ngl":   "--n-gpu-layers",
 	"-ub":    "--ubatch-size",
+	"-sys":   "--system-prompt",
 	"-np":    "--parallel",
 	"-md":    "--spec-draft-model",
 	"-fa":    "--flash-attn",

@@ -13,11 +13,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/waggle-llm/waggle/bench/quant"
 	"github.com/waggle-llm/waggle/engine"
 	"github.com/waggle-llm/waggle/gguf"
 	"github.com/waggle-llm/waggle/kernels"
 	"github.com/waggle-llm/waggle/kvcache"
+	"github.com/waggle-llm/waggle/quantize"
 )
 
 // benchCmd is `waggle bench`, measured the way llama-bench measures: random
@@ -38,6 +38,7 @@ type benchCmd struct {
 	Flash   string `name:"flash-attn" default:"auto" help:"on, off or auto (= off). on: online-softmax (flash) attention over 64-position chunks of the KV cache; off: the exact two-pass attention, llama.cpp's -fa off bit for bit on f16/f32 caches. The table gets llama-bench's fa column when it is not auto."`
 	Depth   int    `short:"d" name:"n-depth" help:"Tokens already in the context when each test starts (llama-bench's -d; prefilled once, untimed)." default:"0"`
 	Fill    string `name:"depth-fill" help:"How the -d context is made: prompt (decode random tokens, as llama-bench) or random (store random N(0,1) keys and values straight into the cache: the same attention cost for a fraction of the set-up time)." enum:"prompt,random" default:"prompt"`
+	gpuFlags
 	Profile string `name:"cpuprofile" help:"Write a Go CPU profile of the timed tests (not the loading or the -d fill) to this file." type:"path"`
 }
 
@@ -61,6 +62,8 @@ type benchResult struct {
 	SamplesTs  []float64 `json:"samples_ts"`
 	FlashAttn  bool      `json:"flash_attn"`
 	ShowFA     bool      `json:"-"` // -fa given: print the fa column
+	NGL        int       `json:"n_gpu_layers"`
+	ShowNGL    bool      `json:"-"` // layers offloaded: print the ngl column
 	Kernels    string    `json:"waggle_kernels,omitempty"`
 	GoMaxProcs int       `json:"waggle_gomaxprocs,omitempty"`
 }
@@ -69,6 +72,10 @@ func (c *benchCmd) Run() error {
 	if c.Reps < 1 || c.Prompt < 0 || c.Gen < 0 || c.Depth < 0 || c.Prompt+c.Gen == 0 {
 		return fmt.Errorf("need -r >= 1, -d >= 0 and at least one of -p, -n > 0")
 	}
+	if err := c.apply(&engine.SessionOptions{}); err != nil {
+		return err
+	}
+	c.warn()
 	l, err := engine.LoadFile(c.Model)
 	if err != nil {
 		return err
@@ -78,11 +85,12 @@ func (c *benchCmd) Run() error {
 	if err != nil {
 		return err
 	}
+	defer engine.CloseSession(s)
 	showFA := c.Flash != "auto"
 	info := l.Model.Info()
 	base := benchResult{ModelFile: c.Model, ModelType: modelDesc(info, l.File), ModelSize: info.WeightSize, ModelParam: info.NParams,
-		Backends: "CPU", Threads: c.threads(), Kernels: kernelsName(), GoMaxProcs: runtime.GOMAXPROCS(0), NDepth: c.Depth,
-		FlashAttn: s.Options().FlashAttn, ShowFA: showFA}
+		Backends: engine.Backend(s), Threads: c.threads(), Kernels: kernelsName(), GoMaxProcs: runtime.GOMAXPROCS(0), NDepth: c.Depth,
+		FlashAttn: s.Options().FlashAttn, ShowFA: showFA, NGL: min(s.Options().GPULayers, info.NLayer+1), ShowNGL: s.Options().GPULayers > 0}
 	r := &benchRunner{s: s, nVocab: info.NVocab, batch: c.Batch, rng: rand.New(rand.NewPCG(1, 2))}
 	if c.Depth > 0 {
 		if c.Fill == "random" {
@@ -166,7 +174,11 @@ func (c *benchCmd) session(m engine.Model) (engine.Session, error) {
 	if c.Depth > 0 && c.Batch <= 0 {
 		nb = max(nb, min(c.Depth, 512))
 	}
-	return m.NewSession(engine.SessionOptions{NCtx: c.Depth + c.Prompt + c.Gen + 1, NBatch: nb, TypeK: tk, TypeV: tv, Threads: c.Threads, FlashAttn: fa})
+	o := engine.SessionOptions{NCtx: c.Depth + c.Prompt + c.Gen + 1, NBatch: nb, TypeK: tk, TypeV: tv, Threads: c.Threads, FlashAttn: fa}
+	if err := c.apply(&o); err != nil {
+		return nil, err
+	}
+	return m.NewSession(o)
 }
 
 // benchRunner decodes random tokens on one session.
@@ -282,7 +294,7 @@ func meanSD(v []float64) (mean, sd float64) {
 func modelDesc(info *engine.Info, f *gguf.File) string {
 	ft := info.FileType
 	if v, ok := f.Uint("general.file_type"); ok {
-		ft = quant.FileType(v).String()
+		ft = quantize.FileType(v).String()
 	}
 	return fmt.Sprintf("%s %s %s", info.Arch, paramsClass(info.NParams), ft)
 }
@@ -294,16 +306,20 @@ func paramsClass(n int64) string {
 	return fmt.Sprintf("%.0fM", math.Round(float64(n)/1e6))
 }
 
-// printBenchTable writes llama-bench's markdown table, with its fa column
-// (1 or 0) after threads when -fa was given, as llama-bench shows a
-// parameter that is not at its default.
+// printBenchTable writes llama-bench's markdown table, with its ngl column
+// after backend when layers run on a GPU and its fa column (1 or 0) after
+// threads when -fa was given, as llama-bench shows a parameter that is not
+// at its default.
 func printBenchTable(w io.Writer, rows []benchResult) {
-	fa, faRule := "", ""
+	fa, faRule, ngl, nglRule := "", "", "", ""
 	if rows[0].ShowFA {
 		fa, faRule = " fa |", " -: |"
 	}
-	fmt.Fprintln(w, "| model                          |       size |     params | backend    | threads |"+fa+"            test |                  t/s |")
-	fmt.Fprintln(w, "| ------------------------------ | ---------: | ---------: | ---------- | ------: |"+faRule+" --------------: | -------------------: |")
+	if rows[0].ShowNGL {
+		ngl, nglRule = " ngl |", " --: |"
+	}
+	fmt.Fprintln(w, "| model                          |       size |     params | backend    |"+ngl+" threads |"+fa+"            test |                  t/s |")
+	fmt.Fprintln(w, "| ------------------------------ | ---------: | ---------: | ---------- |"+nglRule+" ------: |"+faRule+" --------------: | -------------------: |")
 	for _, r := range rows {
 		test := fmt.Sprintf("pp%d", r.NPrompt)
 		if r.NGen > 0 {
@@ -319,8 +335,12 @@ func printBenchTable(w io.Writer, rows []benchResult) {
 				faCell = "  1 |"
 			}
 		}
-		fmt.Fprintf(w, "| %-30s | %10s | %10s | %-10s | %7d |%s %15s | %20s |\n", r.ModelType, sizeString(r.ModelSize),
-			paramString(r.ModelParam), r.Backends, r.Threads, faCell, test, fmt.Sprintf("%.2f ± %.2f", r.AvgTs, r.StddevTs))
+		nglCell := ""
+		if r.ShowNGL {
+			nglCell = fmt.Sprintf(" %3d |", r.NGL)
+		}
+		fmt.Fprintf(w, "| %-30s | %10s | %10s | %-10s |%s %7d |%s %15s | %20s |\n", r.ModelType, sizeString(r.ModelSize),
+			paramString(r.ModelParam), r.Backends, nglCell, r.Threads, faCell, test, fmt.Sprintf("%.2f ± %.2f", r.AvgTs, r.StddevTs))
 	}
 	fmt.Fprintf(w, "\nwaggle %s, kernels %s, GOMAXPROCS %d, model %s\n", version, kernelsName(), runtime.GOMAXPROCS(0), filepath.Base(rows[0].ModelFile))
 }

@@ -16,14 +16,16 @@ import (
 type cli struct {
 	Serve      serveCmd      `cmd:"" help:"Serve an OpenAI-compatible HTTP API (like llama-server)."`
 	Run        runCmd        `cmd:"" help:"Generate text from a prompt."`
+	Diffuse    diffuseCmd    `cmd:"" help:"Generate with a diffusion model (dream, llada): llama-diffusion-cli's command line."`
 	Logits     logitsCmd     `cmd:"" help:"Evaluate tokens as one batch and print the top logits of every position."`
 	Inspect    inspectCmd    `cmd:"" help:"Print a GGUF file's metadata and tensor table."`
 	Tokenize   tokenizeCmd   `cmd:"" help:"Tokenize text with a model's vocabulary (like llama-tokenize)."`
 	Quantize   quantizeCmd   `cmd:"" help:"Quantize a GGUF model like llama-quantize (no imatrix): Q4_0 … Q8_0, Q2_K … Q6_K, Q4_K_M, F16."`
 	Bench      benchCmd      `cmd:"" help:"Measure prompt processing and generation speed (llama-bench's rows)."`
 	Perplexity perplexityCmd `cmd:"" help:"Perplexity of a model on a text, and KL divergence against a base run (like llama-perplexity)."`
+	Devices    devicesCmd    `cmd:"" help:"List the GPUs an -ngl run can use (llama.cpp's --list-devices)."`
 	Health     healthCmd     `cmd:"" help:"Exit 0 when a server's /health answers 200 (for container health checks)."`
-	Version    versionCmd    `cmd:"" help:"Print the version."`
+	Version    versionCmd    `cmd:"" help:"Print the version (-v: the build, the CPU and the kernels each family runs)."`
 }
 
 func main() {
@@ -51,10 +53,3 @@ var (
 
 // version is set at link time (-ldflags "-X main.version=...").
 var version = "dev"
-
-type versionCmd struct{}
-
-func (versionCmd) Run() error {
-	fmt.Fprintln(stdout, "waggle", version)
-	return nil
-}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/engine/models/qwen35"
 	"github.com/waggle-llm/waggle/kvcache"
 )
 
@@ -17,14 +18,26 @@ type modelFlags struct {
 	BatchSize  int    `short:"b" name:"batch-size" help:"Tokens evaluated per forward pass during prompt processing." default:"512"`
 	CacheTypeK string `name:"cache-type-k" aliases:"ctk" help:"KV cache type for keys: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl, turbo2, turbo3, turbo4, turbo2_tcq, turbo3_tcq." default:"f16"`
 	CacheTypeV string `name:"cache-type-v" aliases:"ctv" help:"KV cache type for values (same types as keys)." default:"f16"`
-	FlashAttn  string `name:"flash-attn" help:"on, off or auto (= off). on: online-softmax (flash) attention over 64-position chunks of the KV cache; off: the exact two-pass attention, llama.cpp's -fa off bit for bit on f16/f32 caches." default:"auto" env:"WAGGLE_FLASH_ATTN,LLAMA_ARG_FLASH_ATTN"`
+	gpuFlags
+	FlashAttn string `name:"flash-attn" help:"on, off or auto (= off). on: online-softmax (flash) attention over 64-position chunks of the KV cache; off: the exact two-pass attention, llama.cpp's -fa off bit for bit on f16/f32 caches." default:"auto" env:"WAGGLE_FLASH_ATTN,LLAMA_ARG_FLASH_ATTN"`
 }
 
 // open loads the model (or the demo network) and creates one session.
-func (f *modelFlags) open() (*engine.Loaded, engine.Session, error) {
+func (f *modelFlags) open() (*engine.Loaded, engine.Session, error) { return f.openWith(nil, 0) }
+
+// openWith is open with a session capturing taps (a DFlash drafter's) and,
+// for a hybrid model, a rollback depth for tree verification (0: default).
+func (f *modelFlags) openWith(taps []engine.Tap, depth int) (*engine.Loaded, engine.Session, error) {
+	if err := f.apply(&engine.SessionOptions{}); err != nil {
+		return nil, nil, err
+	}
+	f.warn()
 	l, err := f.load()
 	if err != nil {
 		return nil, nil, err
+	}
+	if m, ok := l.Model.(*qwen35.Model); ok && depth > 0 {
+		l.Model = m.With(qwen35.Options{Depth: depth})
 	}
 	tk, err := kvcache.ParseType(f.CacheTypeK)
 	if err != nil {
@@ -45,7 +58,9 @@ func (f *modelFlags) open() (*engine.Loaded, engine.Session, error) {
 		l.Close()
 		return nil, nil, fmt.Errorf("--ctx-size must be >= 0 and --batch-size > 0")
 	}
-	s, err := l.Model.NewSession(engine.SessionOptions{NCtx: f.CtxSize, NBatch: f.BatchSize, TypeK: tk, TypeV: tv, Threads: f.Threads, FlashAttn: fa})
+	o := engine.SessionOptions{NCtx: f.CtxSize, NBatch: f.BatchSize, TypeK: tk, TypeV: tv, Threads: f.Threads, FlashAttn: fa, Taps: taps}
+	f.apply(&o) // checked before loading
+	s, err := l.Model.NewSession(o)
 	if err != nil {
 		l.Close()
 		return nil, nil, err

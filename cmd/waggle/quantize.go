@@ -5,13 +5,13 @@ import (
 	"io"
 	"os"
 
-	"github.com/waggle-llm/waggle/bench/quant"
 	"github.com/waggle-llm/waggle/gguf"
+	"github.com/waggle-llm/waggle/quantize"
 )
 
 // quantizeCmd is `waggle quantize in.gguf out.gguf TYPE`, llama-quantize's
 // job without an importance matrix: same mixes, same tensor types, same
-// bytes (see bench/quant).
+// bytes (see package quantize).
 type quantizeCmd struct {
 	In              string `arg:"" help:"Input GGUF (F32, F16 or BF16 weights)." type:"existingfile"`
 	Out             string `arg:"" help:"Output GGUF."`
@@ -23,7 +23,7 @@ type quantizeCmd struct {
 }
 
 func (c *quantizeCmd) Run() (err error) {
-	ft, err := quant.ParseFileType(c.Type)
+	ft, err := quantize.ParseFileType(c.Type)
 	if err != nil {
 		return err
 	}
@@ -48,7 +48,7 @@ func (c *quantizeCmd) Run() (err error) {
 	if c.Quiet {
 		log = nil
 	}
-	if err := quant.QuantizeFile(in, out, quant.Options{FileType: ft, Pure: c.Pure, AllowRequantize: c.AllowRequantize, Threads: c.Threads, Log: log}); err != nil {
+	if err := quantize.Model(in, out, quantize.Options{FileType: ft, Pure: c.Pure, AllowRequantize: c.AllowRequantize, Threads: c.Threads, Log: log}); err != nil {
 		return err
 	}
 	st, err := out.Stat()

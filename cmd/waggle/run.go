@@ -51,7 +51,12 @@ func toTimingsJSON(t engine.Timings) timingsJSON {
 }
 
 func (c *runCmd) Run() error {
-	l, sess, err := c.open()
+	taps, depth, err := c.prepare()
+	if err != nil {
+		return err
+	}
+	defer c.closeDraft()
+	l, sess, err := c.openWith(taps, depth)
 	if err != nil {
 		return err
 	}
@@ -114,7 +119,7 @@ type draftCounts struct{ n, accepted int }
 // generate runs plain decoding, or speculative decoding when --spec-type or
 // a draft model asks for it, printing llama.cpp's statistics lines.
 func (c *runCmd) generate(l *engine.Loaded, sess engine.Session, smp *sample.Sampler, prompt []int32, n int, emit func(int32) bool) (engine.Timings, draftCounts, error) {
-	sp, closeSpec, err := c.speculator(l, sess)
+	sp, closeSpec, err := c.speculator(l, sess, c.Temp)
 	if err != nil {
 		return engine.Timings{}, draftCounts{}, err
 	}
@@ -128,6 +133,12 @@ func (c *runCmd) generate(l *engine.Loaded, sess engine.Session, smp *sample.Sam
 	tm, err := sp.Generate(sl, prompt, n, emit)
 	for _, st := range sp.Chain.Stats() {
 		fmt.Fprintln(stderr, st.Snapshot())
+	}
+	for _, line := range sp.Chain.Summaries() {
+		fmt.Fprintln(stderr, line)
+	}
+	if sl.SampledAccepted+sl.SampledResidual > 0 {
+		fmt.Fprintf(stderr, "rejection sampling: accepted=%d residual=%d\n", sl.SampledAccepted, sl.SampledResidual)
 	}
 	fmt.Fprintf(stderr, "draft acceptance rate = %.5f (%d accepted / %d generated)\n",
 		float64(sl.DraftAccepted)/float64(max(sl.DraftN, 1)), sl.DraftAccepted, sl.DraftN)

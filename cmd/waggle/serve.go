@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -25,20 +26,21 @@ import (
 // groups them. Flags llama-server has that change nothing here are
 // accepted and logged (serve_compat.go).
 type serveCmd struct {
-	Model            string `group:"common" short:"m" help:"GGUF model file (default: the embedded demo network)." type:"path" env:"WAGGLE_MODEL,LLAMA_ARG_MODEL"`
-	Threads          int    `group:"common" short:"t" help:"Worker threads (0: all cores)." default:"0" env:"WAGGLE_THREADS,LLAMA_ARG_THREADS"`
-	CtxSize          int    `group:"common" short:"c" name:"ctx-size" help:"Total context of all slots (0: the model's, at most 4096); each slot gets ctx-size/parallel, or shares all of it with --kv-unified, and at most the model's training context." default:"0" env:"WAGGLE_CTX_SIZE,LLAMA_ARG_CTX_SIZE"`
-	CtxBeyondTrain   bool   `group:"common" name:"ctx-beyond-train" help:"Let a slot's context exceed the model's training context (output past it is usually poor)." env:"WAGGLE_CTX_BEYOND_TRAIN"`
-	NPredict         int    `group:"common" short:"n" name:"n-predict" help:"Default max tokens per request (-1: until the context is full)." default:"-1" env:"WAGGLE_N_PREDICT,LLAMA_ARG_N_PREDICT"`
-	BatchSize        int    `group:"common" short:"b" name:"batch-size" help:"Tokens per scheduler step." default:"2048" env:"WAGGLE_BATCH,LLAMA_ARG_BATCH"`
-	UBatchSize       int    `group:"common" name:"ubatch-size" aliases:"ub" help:"Tokens per forward pass." default:"512" env:"WAGGLE_UBATCH,LLAMA_ARG_UBATCH"`
-	FlashAttn        string `group:"common" name:"flash-attn" help:"on, off or auto (= off). on: online-softmax (flash) attention over 64-position chunks of the KV cache; off: the exact two-pass attention, llama.cpp's -fa off bit for bit on f16/f32 caches." default:"auto" env:"WAGGLE_FLASH_ATTN,LLAMA_ARG_FLASH_ATTN"`
-	CacheTypeK       string `group:"common" name:"cache-type-k" aliases:"ctk" help:"KV cache type for keys." default:"f16" env:"WAGGLE_CACHE_TYPE_K,LLAMA_ARG_CACHE_TYPE_K"`
-	CacheTypeV       string `group:"common" name:"cache-type-v" aliases:"ctv" help:"KV cache type for values." default:"f16" env:"WAGGLE_CACHE_TYPE_V,LLAMA_ARG_CACHE_TYPE_V"`
-	ContextShift     bool   `group:"common" name:"context-shift" negatable:"" help:"When a generating slot fills its context, drop the oldest half of the tokens after n_keep and go on." env:"WAGGLE_CONTEXT_SHIFT,LLAMA_ARG_CONTEXT_SHIFT"`
-	KVUnified        bool   `group:"common" name:"kv-unified" aliases:"kvu" help:"One KV pool of ctx-size cells shared by all slots; each slot may grow to ctx-size." env:"WAGGLE_KV_UNIFIED,LLAMA_ARG_KV_UNIFIED"`
-	CtxCheckpoints   int    `group:"common" name:"ctx-checkpoints" aliases:"swa-checkpoints" help:"Recurrent-state checkpoints per slot for prompt-prefix reuse on hybrid models (qwen35, qwen3next; 0: none)." default:"8" env:"WAGGLE_CTX_CHECKPOINTS,LLAMA_ARG_CTX_CHECKPOINTS"`
-	CheckpointEvery  int    `group:"common" name:"checkpoint-every-n-tokens" aliases:"cpent" help:"Also checkpoint a hybrid model's recurrent state every N prompt tokens (-1: only at prompt ends)." default:"8192" env:"WAGGLE_CHECKPOINT_EVERY_NT,LLAMA_ARG_CHECKPOINT_EVERY_NT"`
+	Model           string `group:"common" short:"m" help:"GGUF model file (default: the embedded demo network)." type:"path" env:"WAGGLE_MODEL,LLAMA_ARG_MODEL"`
+	Threads         int    `group:"common" short:"t" help:"Worker threads (0: all cores)." default:"0" env:"WAGGLE_THREADS,LLAMA_ARG_THREADS"`
+	CtxSize         int    `group:"common" short:"c" name:"ctx-size" help:"Total context of all slots (0: the model's, at most 4096); each slot gets ctx-size/parallel, or shares all of it with --kv-unified, and at most the model's training context." default:"0" env:"WAGGLE_CTX_SIZE,LLAMA_ARG_CTX_SIZE"`
+	CtxBeyondTrain  bool   `group:"common" name:"ctx-beyond-train" help:"Let a slot's context exceed the model's training context (output past it is usually poor)." env:"WAGGLE_CTX_BEYOND_TRAIN"`
+	NPredict        int    `group:"common" short:"n" name:"n-predict" help:"Default max tokens per request (-1: until the context is full)." default:"-1" env:"WAGGLE_N_PREDICT,LLAMA_ARG_N_PREDICT"`
+	BatchSize       int    `group:"common" short:"b" name:"batch-size" help:"Tokens per scheduler step." default:"2048" env:"WAGGLE_BATCH,LLAMA_ARG_BATCH"`
+	UBatchSize      int    `group:"common" name:"ubatch-size" aliases:"ub" help:"Tokens per forward pass." default:"512" env:"WAGGLE_UBATCH,LLAMA_ARG_UBATCH"`
+	FlashAttn       string `group:"common" name:"flash-attn" help:"on, off or auto (= off). on: online-softmax (flash) attention over 64-position chunks of the KV cache; off: the exact two-pass attention, llama.cpp's -fa off bit for bit on f16/f32 caches." default:"auto" env:"WAGGLE_FLASH_ATTN,LLAMA_ARG_FLASH_ATTN"`
+	CacheTypeK      string `group:"common" name:"cache-type-k" aliases:"ctk" help:"KV cache type for keys." default:"f16" env:"WAGGLE_CACHE_TYPE_K,LLAMA_ARG_CACHE_TYPE_K"`
+	CacheTypeV      string `group:"common" name:"cache-type-v" aliases:"ctv" help:"KV cache type for values." default:"f16" env:"WAGGLE_CACHE_TYPE_V,LLAMA_ARG_CACHE_TYPE_V"`
+	ContextShift    bool   `group:"common" name:"context-shift" negatable:"" help:"When a generating slot fills its context, drop the oldest half of the tokens after n_keep and go on." env:"WAGGLE_CONTEXT_SHIFT,LLAMA_ARG_CONTEXT_SHIFT"`
+	KVUnified       bool   `group:"common" name:"kv-unified" aliases:"kvu" help:"One KV pool of ctx-size cells shared by all slots; each slot may grow to ctx-size." env:"WAGGLE_KV_UNIFIED,LLAMA_ARG_KV_UNIFIED"`
+	CtxCheckpoints  int    `group:"common" name:"ctx-checkpoints" aliases:"swa-checkpoints" help:"Recurrent-state checkpoints per slot for prompt-prefix reuse on hybrid models (qwen35, qwen3next; 0: none)." default:"8" env:"WAGGLE_CTX_CHECKPOINTS,LLAMA_ARG_CTX_CHECKPOINTS"`
+	CheckpointEvery int    `group:"common" name:"checkpoint-every-n-tokens" aliases:"cpent" help:"Also checkpoint a hybrid model's recurrent state every N prompt tokens (-1: only at prompt ends)." default:"8192" env:"WAGGLE_CHECKPOINT_EVERY_NT,LLAMA_ARG_CHECKPOINT_EVERY_NT"`
+	gpuFlags
 	samplingFlags    `group:"sampling"`
 	grammarFlags     `group:"sampling"`
 	specFlags        `group:"speculative"` // before the server group: llama-server's --help order
@@ -62,7 +64,9 @@ type serveCmd struct {
 	Slots            bool                  `group:"server" name:"slots" negatable:"" default:"true" help:"Serve GET /slots (--no-slots: 501)." env:"WAGGLE_ENDPOINT_SLOTS,LLAMA_ARG_ENDPOINT_SLOTS"`
 	Pprof            string                `group:"server" name:"pprof" help:"Serve net/http/pprof on this address (host:port), a listener of its own; off when empty." env:"WAGGLE_PPROF"`
 	loopGuardFlags   `group:"server"`
+	apiFlags         `group:"server"`
 	llamaCompat
+	diffusionServeFlags `group:"server"`
 }
 
 func (c *serveCmd) Run() error {
@@ -74,7 +78,12 @@ func (c *serveCmd) Run() error {
 	for _, n := range c.ignored() {
 		fmt.Fprintf(logs.quiet, "waggle: %s\n", n)
 	}
-	l, err := c.load(logs.quiet)
+	taps, depth, err := c.prepare()
+	if err != nil {
+		return err
+	}
+	defer c.closeDraft()
+	l, err := c.load(logs.quiet, depth)
 	if err != nil {
 		return err
 	}
@@ -84,6 +93,7 @@ func (c *serveCmd) Run() error {
 		return err
 	}
 	cfg.Log = logs.loud
+	cfg.Session.Taps = taps
 	srv, err := server.New(cfg)
 	if err != nil {
 		return err
@@ -158,15 +168,14 @@ func (c *serveCmd) slots() (parallel int, unified bool) {
 
 // specNote names the speculative strategies for the ready line.
 func (c *serveCmd) specNote() string {
-	if c.SpecType == "" || c.SpecType == "none" {
-		if c.SpecDraftModel == "" {
-			return ""
-		}
+	types, err := c.types(c.draft)
+	if err != nil || len(types) == 0 {
+		return ""
 	}
-	return fmt.Sprintf(", speculative %s", c.SpecType)
+	return fmt.Sprintf(", speculative %s", strings.Join(types, ","))
 }
 
-func (c *serveCmd) load(log io.Writer) (*engine.Loaded, error) {
+func (c *serveCmd) load(log io.Writer, depth int) (*engine.Loaded, error) {
 	if c.Model == "" {
 		fmt.Fprintln(log, "waggle: no -m given: serving the embedded DEMO network (random weights; gibberish output).")
 		return engine.LoadBytes(demoModel())
@@ -179,7 +188,7 @@ func (c *serveCmd) load(log io.Writer) (*engine.Loaded, error) {
 		return nil, err
 	}
 	if m, ok := l.Model.(*qwen35.Model); ok {
-		l.Model = m.With(qwen35.Options{CtxCheckpoints: c.CtxCheckpoints, CheckpointEvery: c.CheckpointEvery})
+		l.Model = m.With(qwen35.Options{CtxCheckpoints: c.CtxCheckpoints, CheckpointEvery: c.CheckpointEvery, Depth: depth})
 	}
 	return l, nil
 }
@@ -203,7 +212,7 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 	}
 	fac := &samplerFactory{vocab: l.Tokenizer}
 	cfg.NewSampler = fac.newSampler
-	cfg.ModelPath, cfg.Alias = c.Model, c.Alias
+	cfg.ModelPath, cfg.Alias, cfg.BuildInfo = c.Model, c.Alias, buildLine()
 	if c.ChatTemplate, err = c.chatTemplate(); err != nil {
 		return cfg, err
 	}
@@ -218,12 +227,18 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 	cfg.CtxBeyondTrain = c.CtxBeyondTrain
 	cfg.Session.TypeK, cfg.Session.TypeV, cfg.Session.Threads = tk, tv, c.Threads
 	cfg.Session.FlashAttn = fa
+	if err := c.gpuFlags.apply(&cfg.Session); err != nil {
+		return cfg, err
+	}
 	cfg.Speculator = func(sess engine.Session) (*spec.Speculator, func() error, error) {
-		return c.speculator(l, sess) // one Speculator over the server's session: NSeq = --parallel
+		return c.speculator(l, sess, c.Temp) // one Speculator over the server's session: NSeq = --parallel
 	}
 	cfg.NPredict, cfg.CacheReuse = c.NPredict, c.CacheReuse
 	cfg.CacheRAMMiB, cfg.ContextShift, cfg.SlotSavePath = c.CacheRAM, c.ContextShift, c.SlotSavePath
 	cfg.APIKey, cfg.MaxQueue, cfg.Timeout = c.APIKey, c.MaxQueue, time.Duration(c.Timeout)*time.Second
+	if cfg.Diffusion, err = c.diffusionServeFlags.options(); err != nil {
+		return cfg, err
+	}
 	if c.APIKeyFile != "" {
 		if cfg.APIKey, err = readAPIKeyFile(c.APIKeyFile); err != nil {
 			return cfg, err
@@ -248,6 +263,7 @@ func (c *serveCmd) config(l *engine.Loaded) (server.Config, error) {
 	if _, err := fac.newSampler(probe, l.Model.Info().NVocab); err != nil {
 		return cfg, fmt.Errorf("sampling flags: %w", err)
 	}
+	c.apiFlags.apply(&cfg)
 	cfg.DisableSlots = !c.Slots
 	cfg.LogRequests = c.logRequests()
 	return cfg, nil

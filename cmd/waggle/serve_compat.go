@@ -8,13 +8,12 @@ import (
 )
 
 // llamaCompat holds llama-server flags that a copied command line may
-// carry and that change nothing in Waggle: GPU offload and placement (this
-// build computes on the CPU), thread pinning, memory locking, features that
+// carry and that change nothing in Waggle: GPU placement beyond -ngl
+// (gpuFlags), thread pinning, memory locking, features that
 // are always on. They are accepted so the command line works unchanged,
 // and each one given is named in a log line saying why it has no effect.
 type llamaCompat struct {
 	Jinja        bool   `group:"server" name:"jinja" negatable:"" default:"true" help:"Accepted: chat templates are always rendered with Jinja."`
-	WebUI        bool   `group:"server" name:"webui" negatable:"" default:"true" help:"Serve the web chat page at / (--no-webui: off)."`
 	Props        bool   `group:"server" name:"props" help:"Accepted: GET /props always answers; changing properties with POST /props is not supported."`
 	ContBatching bool   `group:"server" name:"cont-batching" negatable:"" default:"true" help:"Accepted: continuous batching is always on."`
 	ThreadsHTTP  int    `group:"server" name:"threads-http" help:"Accepted: the HTTP server needs no thread pool." default:"-1"`
@@ -37,11 +36,8 @@ type llamaCompat struct {
 	CheckTensors bool   `group:"common" name:"check-tensors" help:"Accepted: tensor shapes and bounds are always checked."`
 	Numa         string `group:"common" name:"numa" help:"Accepted: no NUMA placement."`
 
-	GPULayers      string `group:"common" name:"n-gpu-layers" aliases:"gpu-layers" help:"Accepted: this build computes on the CPU; every layer stays there."`
-	Device         string `group:"common" name:"device" help:"Accepted: this build computes on the CPU."`
 	SplitMode      string `group:"common" name:"split-mode" help:"Accepted: this build computes on the CPU."`
 	TensorSplit    string `group:"common" name:"tensor-split" help:"Accepted: this build computes on the CPU."`
-	MainGPU        int    `group:"common" name:"main-gpu" help:"Accepted: this build computes on the CPU." default:"-1"`
 	KVOffload      bool   `group:"common" name:"kv-offload" negatable:"" default:"true" help:"Accepted: the KV cache is in RAM."`
 	OpOffload      bool   `group:"common" name:"op-offload" negatable:"" default:"true" help:"Accepted: this build computes on the CPU."`
 	OverrideTensor string `group:"common" name:"override-tensor" help:"Accepted: every tensor stays in the file mapping."`
@@ -75,9 +71,9 @@ func (c *llamaCompat) ignored() []string {
 	note(!c.ContBatching, "--no-cont-batching ignored: continuous batching is always on")
 	note(c.MLock, "--mlock ignored: the weights are memory-mapped and not locked")
 	note(!c.MMap || c.DirectIO, "--no-mmap/--direct-io ignored: the weights are always memory-mapped")
-	cpu := c.GPULayers != "" || c.Device != "" || c.SplitMode != "" || c.TensorSplit != "" || c.MainGPU >= 0 ||
+	cpu := c.SplitMode != "" || c.TensorSplit != "" ||
 		!c.KVOffload || !c.OpOffload || c.OverrideTensor != "" || c.CPUMoE || c.NCPUMoE >= 0 || c.NoHost
-	note(cpu, "GPU placement flags (-ngl, -dev, -sm, -ts, -mg, -nkvo, -ot, --cpu-moe, ...) ignored: this build computes on the CPU")
+	note(cpu, "GPU placement flags (-sm, -ts, -nkvo, -ot, --cpu-moe, ...) ignored: layers are placed by -ngl alone (gpu.go)")
 	pin := c.CPUMask != "" || c.CPURange != "" || c.CPUStrict >= 0 || c.Prio != -99 || c.Poll >= 0 || c.CPUMaskBatch != "" ||
 		c.CPURangeBatch != "" || c.CPUStrictBatch >= 0 || c.PrioBatch != -99 || c.PollBatch >= 0 || c.Numa != ""
 	note(pin, "thread placement flags (-C, -Cr, --cpu-strict, --prio, --poll, --numa, ...) ignored: threads are not pinned")

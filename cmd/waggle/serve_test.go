@@ -12,6 +12,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/waggle-llm/waggle/engine"
 	"github.com/waggle-llm/waggle/gguf"
 	"github.com/waggle-llm/waggle/server"
 )
@@ -111,7 +112,7 @@ func TestServeAcceptsLlamaServerFlags(t *testing.T) {
 	if c.Alias != "my-model" || c.CtxSize != 4096 || c.Parallel != 2 || c.FlashAttn != "on" || !c.LogDisable || c.WebUI {
 		t.Fatalf("parsed %+v", c)
 	}
-	l, err := c.load(io.Discard)
+	l, err := c.load(io.Discard, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,11 @@ func TestServeAcceptsLlamaServerFlags(t *testing.T) {
 		t.Fatalf("config %+v", cfg)
 	}
 	notes := strings.Join(c.ignored(), "\n")
-	for _, want := range []string{"-ngl", "--mlock", "--no-mmap", "-tb"} {
+	wants := []string{"--mlock", "--no-mmap", "-tb"}
+	if engine.OffloadBackend() == "" {
+		wants = append(wants, "-ngl") // with a GPU backend -ngl 99 takes effect
+	}
+	for _, want := range wants {
 		if !strings.Contains(notes, want) {
 			t.Errorf("no log line for %s in:\n%s", want, notes)
 		}
@@ -154,7 +159,7 @@ func TestServeHelpGroups(t *testing.T) {
 		}
 		last = i
 	}
-	for _, want := range []string{"(-np) Slots", "(-ngl) Accepted", "(-fa) on, off", "(-cb, -nocb)", "--[no-]slots"} {
+	for _, want := range []string{"(-np) Slots", "(-ngl) Layers to run on the GPU", "(-fa) on, off", "(-cb, -nocb)", "--[no-]slots"} {
 		if !strings.Contains(help, want) {
 			t.Errorf("--help lacks %q", want)
 		}
@@ -169,7 +174,7 @@ func TestModelIDIsFileName(t *testing.T) {
 		{"my-model,other", "/models/x.gguf", "my-model"},
 	} {
 		cmd := parseServeOK(t, "--alias", c.alias)
-		l, err := cmd.load(io.Discard)
+		l, err := cmd.load(io.Discard, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,11 +2,14 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/engine/models/qwen35"
 	"github.com/waggle-llm/waggle/spec"
 	_ "github.com/waggle-llm/waggle/spec/copyspec"
+	_ "github.com/waggle-llm/waggle/spec/dflash"
 	_ "github.com/waggle-llm/waggle/spec/draft"
 	_ "github.com/waggle-llm/waggle/spec/ngram"
 	_ "github.com/waggle-llm/waggle/spec/ngramcache"
@@ -18,13 +21,20 @@ import (
 // and defaults (BeeLlama's for --spec-dm-*). Embed them in a command and
 // call speculator after opening the target.
 type specFlags struct {
-	SpecType       string  `name:"spec-type" help:"Speculative strategies, comma-separated: none, ngram-simple, ngram-map-k, ngram-map-k4v, ngram-mod, ngram-cache, copyspec, suffix, recycle, draft-simple." default:"none" env:"LLAMA_ARG_SPEC_TYPE"`
-	SpecDraftModel string  `name:"spec-draft-model" help:"Draft model GGUF (-md); enables draft-simple." type:"path" env:"LLAMA_ARG_SPEC_DRAFT_MODEL"`
-	DraftNMax      int     `name:"spec-draft-n-max" help:"Longest draft of the draft model." default:"16" env:"LLAMA_ARG_SPEC_DRAFT_N_MAX"`
-	DraftNMin      int     `name:"spec-draft-n-min" help:"Shortest draft-model draft worth verifying." default:"0" env:"LLAMA_ARG_SPEC_DRAFT_N_MIN"`
-	DraftPMin      float32 `name:"spec-draft-p-min" aliases:"draft-p-min" help:"Stop drafting when the draft model's top probability is below this." default:"0.75"`
-	DraftMax       int     `name:"draft-max" aliases:"draft,draft-n" help:"Longest draft of ngram-cache, copyspec, suffix, recycle." default:"16"`
-	DraftMin       int     `name:"draft-min" aliases:"draft-n-min" help:"Shortest draft worth verifying (all strategies)." default:"0"`
+	SpecType       string   `name:"spec-type" help:"Speculative strategies, comma-separated: none, ngram-simple, ngram-map-k, ngram-map-k4v, ngram-mod, ngram-cache, copyspec, suffix, recycle, draft-simple, dflash (default: none, or the type of --spec-draft-model; \"none\" turns that off too)." env:"LLAMA_ARG_SPEC_TYPE"`
+	SpecDraftModel string   `name:"spec-draft-model" aliases:"model-draft" help:"Draft model GGUF (-md): a model of the target's vocabulary (enables draft-simple) or a DFlash drafter, dflash-draft (enables dflash)." type:"path" env:"LLAMA_ARG_SPEC_DRAFT_MODEL"`
+	DraftNMax      int      `name:"spec-draft-n-max" help:"Longest draft of the draft model (dflash: at most its block size - 1)." default:"16" env:"LLAMA_ARG_SPEC_DRAFT_N_MAX"`
+	DraftNMin      int      `name:"spec-draft-n-min" help:"Shortest draft-model draft worth verifying." default:"0" env:"LLAMA_ARG_SPEC_DRAFT_N_MIN"`
+	DraftPMin      *float32 `name:"spec-draft-p-min" aliases:"draft-p-min" help:"Stop drafting below this probability (draft-simple: default 0.75; dflash: default 0, off)."`
+	DraftTopK      int      `name:"spec-draft-top-k" aliases:"draft-topk" help:"dflash: candidates per depth of a DDTree (raised to 2 when --spec-branch-budget > 0)." default:"1"`
+	BranchBudget   int      `name:"spec-branch-budget" help:"dflash: DDTree nodes beyond the main draft path (0: flat verification)." default:"0"`
+	TreeBudget     int      `name:"tree-budget" help:"Legacy total DDTree node budget: sets --spec-branch-budget to max(0, N - --spec-draft-n-max) unless that is given (-1: unset)." default:"-1"`
+	DraftTemp      string   `name:"spec-draft-temp" help:"dflash drafter temperature: 0 (greedy), T > 0 (sampled drafts, verified exactly), or auto (the default --temp)." default:"0"`
+	DFlashCrossCtx int      `name:"spec-dflash-cross-ctx" help:"dflash: target rows of context the drafter attends to." default:"512"`
+	DFlashMaxSlots int      `name:"spec-dflash-max-slots" help:"dflash: slots 0…N-1 draft, the others decode plainly (0: every slot)." default:"0"`
+	DFlashWeights  string   `name:"spec-dflash-tree-weights" help:"dflash greedy DDTree weights: logprob (log-softmax of the drafter's logits) or logit (raw logits, as BeeLlama's greedy op returns them)." enum:"logprob,logit" default:"logprob"`
+	DraftMax       int      `name:"draft-max" aliases:"draft,draft-n" help:"Longest draft of ngram-cache, copyspec, suffix, recycle." default:"16"`
+	DraftMin       int      `name:"draft-min" aliases:"draft-n-min" help:"Shortest draft worth verifying (all strategies)." default:"0"`
 
 	SimpleN    int `name:"spec-ngram-simple-size-n" default:"12" help:"ngram-simple key length."`
 	SimpleM    int `name:"spec-ngram-simple-size-m" default:"48" help:"ngram-simple longest draft."`
@@ -58,20 +68,18 @@ type specFlags struct {
 	DMMinSamples       int     `name:"spec-dm-profit-min-samples" default:"3" help:"profit: samples before a depth counts."`
 	DMWarmup           int     `name:"spec-dm-profit-warmup" default:"0" help:"profit: initial full-depth cycles (0: min-samples)."`
 	DMBaselineInterval int     `name:"spec-dm-profit-baseline-interval" default:"1024" help:"profit: cycles between baseline re-probes (0: never)."`
+
+	draft *engine.Loaded // the draft model, loaded by prepare
 }
 
 // config builds the spec configuration for target; draft is the loaded
-// draft model or nil. A draft model without draft-simple in --spec-type
-// enables it, as llama.cpp does.
-func (f *specFlags) config(target, draft *engine.Loaded, sess engine.Session) (*spec.Config, error) {
-	types, err := spec.ParseTypes(f.SpecType)
+// draft model or nil. A draft model without a matching type in --spec-type
+// enables one, as llama.cpp does: dflash for a dflash-draft file,
+// draft-simple otherwise. defaultTemp resolves --spec-draft-temp auto.
+func (f *specFlags) config(target, draft *engine.Loaded, sess engine.Session, defaultTemp float32) (*spec.Config, error) {
+	types, err := f.types(draft)
 	if err != nil {
 		return nil, err
-	}
-	if draft != nil && !strings.Contains(","+f.SpecType+",", ",none,") {
-		if !specContains(types, "draft-simple") {
-			types, _ = spec.ParseTypes(strings.Join(append(types, "draft-simple"), ","))
-		}
 	}
 	c := spec.DefaultConfig()
 	c.Types, c.NMax, c.NMin = types, f.DraftMax, f.DraftMin
@@ -80,9 +88,16 @@ func (f *specFlags) config(target, draft *engine.Loaded, sess engine.Session) (*
 	c.NgramMapK4V = spec.NgramParams{SizeN: f.K4VN, SizeM: f.K4VM, MinHits: f.K4VHits}
 	c.NgramMod = spec.ModParams{NMatch: f.ModMatch, NMin: f.ModMin, NMax: f.ModMax}
 	c.LookupStatic, c.LookupDynamic = f.LookupStatic, f.LookupDynamic
-	c.Draft = spec.DraftParams{NMax: f.DraftNMax, NMin: f.DraftNMin, PMin: f.DraftPMin, Session: sess.Options()}
+	pMin := float32(0.75)
+	if f.DraftPMin != nil {
+		pMin = *f.DraftPMin
+	}
+	c.Draft = spec.DraftParams{NMax: f.DraftNMax, NMin: f.DraftNMin, PMin: pMin, Session: sess.Options()}
 	if draft != nil {
 		c.Draft.Model, c.Draft.Target, c.Draft.Draft = draft.Model, target.Tokenizer, draft.Tokenizer
+	}
+	if c.DFlash, err = f.dflashParams(target, draft, sess, defaultTemp); err != nil {
+		return nil, err
 	}
 	c.Adaptive = spec.AdaptiveParams{
 		Enabled: f.DMAdaptive, Controller: f.DMController,
@@ -94,35 +109,124 @@ func (f *specFlags) config(target, draft *engine.Loaded, sess engine.Session) (*
 	return &c, c.Validate()
 }
 
-// speculator opens the draft model (if any) and builds the Speculator for
-// sess. It returns nil when no speculation was asked for. close saves and
-// releases what the strategies hold and closes the draft model.
-func (f *specFlags) speculator(target *engine.Loaded, sess engine.Session) (sp *spec.Speculator, close func() error, err error) {
-	var draft *engine.Loaded
-	if f.SpecDraftModel != "" {
-		if draft, err = engine.LoadFile(f.SpecDraftModel); err != nil {
-			return nil, nil, fmt.Errorf("--spec-draft-model: %w", err)
+// types resolves --spec-type with the draft model's auto-detection.
+func (f *specFlags) types(draft *engine.Loaded) ([]string, error) {
+	types, err := spec.ParseTypes(f.SpecType)
+	if err != nil || draft == nil || strings.Contains(","+f.SpecType+",", ",none,") {
+		return types, err
+	}
+	want := "draft-simple"
+	if isDFlash(draft) {
+		want = "dflash"
+	}
+	if !specContains(types, want) {
+		types, _ = spec.ParseTypes(strings.Join(append(types, want), ","))
+	}
+	return types, nil
+}
+
+// isDFlash reports whether l is a DFlash drafter.
+func isDFlash(l *engine.Loaded) bool {
+	if l == nil {
+		return false
+	}
+	_, ok := l.Model.(engine.BlockDrafterModel)
+	return ok
+}
+
+// dflashParams fills the DFlash settings, converting the legacy
+// --tree-budget and resolving --spec-draft-temp.
+func (f *specFlags) dflashParams(target, draft *engine.Loaded, sess engine.Session, defaultTemp float32) (spec.DFlashParams, error) {
+	p := spec.DFlashParams{NMax: f.DraftNMax, NMin: f.DraftNMin, TopK: f.DraftTopK, BranchBudget: f.branchBudget(),
+		CrossCtx: f.DFlashCrossCtx, MaxSlots: f.DFlashMaxSlots, LogitWeights: f.DFlashWeights == "logit",
+		NSeq: sess.Options().NSeq, Threads: sess.Options().Threads, Target: target.Model, Seed: 1}
+	if f.DraftPMin != nil {
+		p.PMin = *f.DraftPMin
+	}
+	if draft != nil && isDFlash(draft) {
+		p.Model = draft.Model
+	}
+	switch t := strings.TrimSpace(f.DraftTemp); t {
+	case "auto":
+		p.Temp = max(defaultTemp, 0)
+	default:
+		v, err := strconv.ParseFloat(t, 32)
+		if err != nil || v < 0 || v > 100 {
+			return p, fmt.Errorf("--spec-draft-temp must be 0, a temperature in (0, 100] or auto, got %q", f.DraftTemp)
+		}
+		p.Temp = float32(v)
+	}
+	return p, nil
+}
+
+// branchBudget is --spec-branch-budget, or the legacy --tree-budget
+// converted (BeeLlama: max(0, tree budget - draft max)) when only that is
+// given.
+func (f *specFlags) branchBudget() int {
+	if f.TreeBudget >= 0 {
+		if f.BranchBudget != 0 {
+			fmt.Fprintln(stderr, "waggle: both --spec-branch-budget and legacy --tree-budget given; ignoring --tree-budget")
+			return f.BranchBudget
+		}
+		return max(0, f.TreeBudget-f.DraftNMax)
+	}
+	return f.BranchBudget
+}
+
+// prepare loads the draft model (if any) before the target session is
+// made, and returns the target taps DFlash reads (nil otherwise) and the
+// rollback depth a hybrid target needs for the largest tree (0: its
+// default).
+func (f *specFlags) prepare() (taps []engine.Tap, depth int, err error) {
+	if f.SpecDraftModel != "" && f.draft == nil {
+		if f.draft, err = engine.LoadFile(f.SpecDraftModel); err != nil {
+			return nil, 0, fmt.Errorf("--spec-draft-model: %w", err)
 		}
 	}
-	closeDraft := func() error {
-		if draft != nil {
-			return draft.Close()
-		}
+	types, err := f.types(f.draft)
+	if err != nil || !specContains(types, "dflash") {
+		return nil, 0, err
+	}
+	if f.draft == nil || !isDFlash(f.draft) {
+		return nil, 0, fmt.Errorf("--spec-type dflash needs a DFlash drafter (--spec-draft-model with a dflash-draft GGUF)")
+	}
+	bm := f.draft.Model.(engine.BlockDrafterModel)
+	k := max(f.DraftTopK, 2)
+	nodes := min(f.DraftNMax+f.branchBudget(), f.DraftNMax*k, bm.Block().BlockSize*k)
+	return bm.Block().Taps, max(qwen35.DefaultDepth, nodes+1), nil
+}
+
+// closeDraft releases the draft model.
+func (f *specFlags) closeDraft() error {
+	if f.draft == nil {
 		return nil
 	}
-	cfg, err := f.config(target, draft, sess)
+	err := f.draft.Close()
+	f.draft = nil
+	return err
+}
+
+// speculator builds the Speculator for sess (after prepare), or nil when
+// no speculation was asked for. close saves and releases what the
+// strategies hold and closes the draft model.
+func (f *specFlags) speculator(target *engine.Loaded, sess engine.Session, defaultTemp float32) (sp *spec.Speculator, close func() error, err error) {
+	if _, _, err := f.prepare(); err != nil {
+		f.closeDraft()
+		return nil, nil, err
+	}
+	cfg, err := f.config(target, f.draft, sess, defaultTemp)
 	if err != nil || len(cfg.Types) == 0 {
-		closeDraft()
+		f.closeDraft()
 		return nil, func() error { return nil }, err
 	}
 	chain, err := spec.NewChain(cfg)
 	if err != nil {
-		closeDraft()
+		f.closeDraft()
 		return nil, nil, err
 	}
 	return spec.New(sess, chain, cfg), func() error {
 		err := chain.Close()
-		if e := closeDraft(); err == nil {
+		if e := f.closeDraft(); err == nil {
 			err = e
 		}
 		return err

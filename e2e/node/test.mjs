@@ -26,7 +26,8 @@ let client;
 function startServer() {
   const bin = join(mkdtempSync(join(tmpdir(), "waggle-node-")), "waggle");
   execFileSync("go", ["build", "-o", bin, "./cmd/waggle"], { cwd: repo, stdio: "inherit" });
-  const args = ["serve", "--port", "0", ...llamaArgs];
+  // plus llama-server's own flags for the embedding routes
+  const args = ["serve", "--port", "0", ...llamaArgs, "--embeddings", "--pooling", "mean"];
   if (process.env.WAGGLE_NODE_MODEL) args.push("-m", process.env.WAGGLE_NODE_MODEL);
   proc = spawn(bin, args, { stdio: ["ignore", "ignore", "pipe"] });
   return new Promise((ok, fail) => {
@@ -189,6 +190,41 @@ test("bad requests are 400 errors the client understands", async () => {
     client.completions.create({ model: "x", prompt: "x", max_tokens: 2, "speculative.type": "ngram-simple" }),
     (e) => e instanceof OpenAI.BadRequestError && /not started with/.test(e.message),
   );
+});
+
+test("responses: text, and a stream the SDK's accumulator accepts", async () => {
+  const req = { model: "x", input: "Once upon a time", instructions: "Be brief.", max_output_tokens: 8, temperature: 0 };
+  const r = await client.responses.create(req);
+  assert.equal(r.object, "response");
+  assert.ok(r.output_text.length > 0);
+  assert.ok(r.usage.output_tokens >= 1 && r.usage.output_tokens <= 8);
+  // incomplete when max_output_tokens cut the answer, completed when the
+  // demo network ended it (here its 8th token is end-of-sequence)
+  assert.ok(["completed", "incomplete"].includes(r.status));
+  assert.equal(r.incomplete_details?.reason ?? null, r.status === "incomplete" ? "max_output_tokens" : null);
+  const events = await collect(await client.responses.create({ ...req, stream: true }));
+  assert.deepEqual(events.slice(0, 2).map((e) => e.type), ["response.created", "response.in_progress"]);
+  assert.equal(events.at(-1).type, "response." + r.status);
+  const deltas = events.filter((e) => e.type === "response.output_text.delta").map((e) => e.delta).join("");
+  assert.equal(deltas, r.output_text);
+  events.forEach((e, i) => assert.equal(e.sequence_number, i));
+  const final = await client.responses.stream(req).finalResponse();
+  assert.equal(final.output_text, r.output_text);
+});
+
+test("embeddings: base64 (the SDK's default) and float agree, unit length", async () => {
+  const input = ["Once upon a time", "the dog"];
+  const b64 = await client.embeddings.create({ model: "x", input });
+  const flt = await client.embeddings.create({ model: "x", input, encoding_format: "float" });
+  assert.equal(b64.object, "list");
+  assert.equal(b64.data.length, 2);
+  for (const [i, d] of b64.data.entries()) {
+    assert.equal(d.index, i);
+    assert.deepEqual(d.embedding, flt.data[i].embedding.map(Math.fround)); // the same float32 values
+    const norm = d.embedding.reduce((s, v) => s + v * v, 0);
+    assert.ok(Math.abs(norm - 1) < 1e-5, `|v|² = ${norm}`);
+  }
+  assert.ok(b64.usage.prompt_tokens > 0);
 });
 
 const weatherTool = {

@@ -198,6 +198,25 @@ func (t *Tokenizer) SEP() int32 { return t.sep }
 // NL is the newline token llama.cpp reports (llama_vocab_nl), or -1.
 func (t *Tokenizer) NL() int32 { return t.nl }
 
+// FIMPre is the fill-in-the-middle prefix token (from the metadata or
+// found by its text, as llama_vocab_fim_pre), or -1.
+func (t *Tokenizer) FIMPre() int32 { return t.v.FIMPre }
+
+// FIMSuf is the fill-in-the-middle suffix token, or -1.
+func (t *Tokenizer) FIMSuf() int32 { return t.v.FIMSuf }
+
+// FIMMid is the fill-in-the-middle middle token, or -1.
+func (t *Tokenizer) FIMMid() int32 { return t.v.FIMMid }
+
+// FIMPad is the fill-in-the-middle padding token, or -1.
+func (t *Tokenizer) FIMPad() int32 { return t.v.FIMPad }
+
+// FIMRep is the repository-name token of repo-level FIM, or -1.
+func (t *Tokenizer) FIMRep() int32 { return t.v.FIMRep }
+
+// FIMSep is the file-separator token of repo-level FIM, or -1.
+func (t *Tokenizer) FIMSep() int32 { return t.v.FIMSep }
+
 // AddBOS reports whether Encode with addSpecial prepends BOS.
 func (t *Tokenizer) AddBOS() bool { return t.addBOS }
 

@@ -8,8 +8,12 @@
 package testenv
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -89,4 +93,55 @@ func Missing(t testing.TB, format string, args ...any) {
 func Model(t testing.TB, name string) string {
 	t.Helper()
 	return Require(t, filepath.Join(ModelsDir(t), name))
+}
+
+// NeedKernelLevel skips t, saying why, unless the kernel level named level
+// (a kernels.Level name such as "avx2") runs on this CPU, which the caller
+// passes as available. When the run demands that level it fails instead:
+// under WAGGLE_REQUIRE_ASM=1 (every level of the build must run here) or
+// when WAGGLE_REQUIRE_IMPL names it, so a run that asks for a level cannot
+// pass while the tests of that level skip.
+func NeedKernelLevel(t testing.TB, level string, available bool) {
+	t.Helper()
+	if available {
+		return
+	}
+	if RequireAllKernels() || os.Getenv("WAGGLE_REQUIRE_IMPL") == level {
+		t.Fatalf("kernel level %s does not run on this CPU, but WAGGLE_REQUIRE_ASM=%q / WAGGLE_REQUIRE_IMPL=%q demand it",
+			level, os.Getenv("WAGGLE_REQUIRE_ASM"), os.Getenv("WAGGLE_REQUIRE_IMPL"))
+	}
+	t.Skipf("kernel level %s does not run on this CPU", level)
+}
+
+// RequireAllKernels reports whether WAGGLE_REQUIRE_ASM is set (to anything
+// but "" or "0"): every kernel level this build has must run, so no kernel
+// test may skip for want of CPU features.
+func RequireAllKernels() bool {
+	v := os.Getenv("WAGGLE_REQUIRE_ASM")
+	return v != "" && v != "0"
+}
+
+// TestFuncs returns the names of the Test functions in the _test.go files
+// of the working directory (the package under test), whatever their build
+// constraints, for tests that check other tests exist.
+func TestFuncs(t testing.TB) map[string]bool {
+	t.Helper()
+	files, err := filepath.Glob("*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && strings.HasPrefix(fd.Name.Name, "Test") {
+				names[fd.Name.Name] = true
+			}
+		}
+	}
+	return names
 }

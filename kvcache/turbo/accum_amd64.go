@@ -61,7 +61,7 @@ var accKernels = [expandAVX512 + 1][Turbo2TCQ - Turbo3 + 1]accKernel{
 // fusedValues: every type with a kernel at the current level (each
 // measured faster than expanding and summing; see score.go).
 func fusedValues(t Type) bool {
-	return expandImpl >= expandAVX2 && t.Valid() && accKernels[expandImpl][t-Turbo3] != nil
+	return accumImpl >= levelAVX2 && t.Valid() && accKernels[accumImpl][t-Turbo3] != nil
 }
 
 // accumulateRowsAsm runs the kernel for t at the current level; the
@@ -75,6 +75,6 @@ func accumulateRowsAsm(t Type, acc []float32, accStride int, p []float32, pStrid
 		}
 		a[j], q[j] = &acc[h*accStride], &p[h*pStride]
 	}
-	k := accKernels[expandImpl][t-Turbo3]
+	k := accKernels[accumImpl][t-Turbo3]
 	k(a[0], a[1], a[2], a[3], q[0], q[1], q[2], q[3], unsafe.SliceData(src), stride, m)
 }

@@ -27,7 +27,7 @@ const accumRows = 64
 // fusedValues: TCQ; the scalar types only when fusedScalarValues (off:
 // scalar_arm64.go).
 func fusedValues(t Type) bool {
-	return fusedTCQ(t) || (fusedScalarValues && expandImpl == expandNEON && isScalar(t))
+	return fusedTCQ(t, accumImpl) || (fusedScalarValues && accumImpl == levelNEON && isScalar(t))
 }
 
 // accumulateRowsAsm packs the weights row by row (the kernel loads a row's

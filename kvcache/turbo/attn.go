@@ -71,7 +71,7 @@ func dotBlock(t Type, q *[BlockSize]float32, b []byte) float32 {
 	case Turbo4:
 		return dotTurbo4(q, b)
 	case Turbo3TCQ:
-		return dotTCQ3(q, b)
+		return dotTCQ(&tcq3, q, b)
 	default:
 		return dotTCQ(&tcq2, q, b)
 	}
@@ -87,7 +87,7 @@ func axpyBlock(t Type, acc *[BlockSize]float32, s float32, b []byte) {
 	case Turbo4:
 		axpyTurbo4(acc, s, b)
 	case Turbo3TCQ:
-		axpyTCQ3(acc, s, b)
+		axpyTCQ(&tcq3, acc, s, b)
 	default:
 		axpyTCQ(&tcq2, acc, s, b)
 	}

@@ -2,10 +2,7 @@ package turbo
 
 // Pure-Go block kernels for DotKey and AccumulateValue. Each product is
 // rounded to float32 explicitly, so no target fuses it into an FMA and the
-// results have the same bits on every architecture. They are the reference
-// the AVX2 kernels (attn_amd64.s) are tested against; turbo3 and turbo3_tcq
-// reach them through dotTurbo3, axpyTurbo3, dotTCQ3 and axpyTCQ3, which pick
-// the implementation (attn_amd64.go, attn_noasm.go).
+// results have the same bits on every architecture.
 
 func dotTurbo2(q *[BlockSize]float32, b []byte) float32 {
 	qs := b[normBytes : normBytes+32]
@@ -27,7 +24,7 @@ func turbo3Indices(lo0, lo1, h byte) [8]uint8 {
 	}
 }
 
-func dotTurbo3Generic(q *[BlockSize]float32, b []byte) float32 {
+func dotTurbo3(q *[BlockSize]float32, b []byte) float32 {
 	qs := b[normBytes : normBytes+32]
 	hi := b[normBytes+32 : normBytes+48]
 	var s float32
@@ -73,7 +70,7 @@ func axpyTurbo2(acc *[BlockSize]float32, s float32, b []byte) {
 	}
 }
 
-func axpyTurbo3Generic(acc *[BlockSize]float32, s float32, b []byte) {
+func axpyTurbo3(acc *[BlockSize]float32, s float32, b []byte) {
 	qs := b[normBytes : normBytes+32]
 	hi := b[normBytes+32 : normBytes+48]
 	for i, h := range hi {

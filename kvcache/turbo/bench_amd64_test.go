@@ -14,9 +14,9 @@ import (
 func forLevels(b *testing.B, name string, f func(b *testing.B)) {
 	oldV, oldR := viterbiImpl, rotateImpl
 	defer func() { viterbiImpl, rotateImpl = oldV, oldR }()
-	for impl := levelGo; impl <= levelBest; impl++ {
-		viterbiImpl, rotateImpl = impl, impl
-		b.Run(name+"/"+levelNames[impl], f)
+	for _, impl := range familyLevels(b, &viterbiImpl) {
+		viterbiImpl, rotateImpl = impl, min(impl, levelAVX2)
+		b.Run(name+"/"+levelName(impl), f)
 	}
 }
 

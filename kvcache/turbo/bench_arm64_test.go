@@ -10,18 +10,16 @@ import (
 	"github.com/waggle-llm/waggle/kernels"
 )
 
-// forNEON runs f as sub-benchmark "go" with the NEON kernels off and, when
-// this CPU has them, as "neon". (ExpandRows has its levels in
-// BenchmarkExpandRows.)
+// forNEON runs f as sub-benchmark "go" with the rotation and trellis
+// search on the Go references and as "neon" with them on NEON. (ExpandRows
+// has its levels in BenchmarkExpandRows.)
 func forNEON(b *testing.B, name string, f func(b *testing.B)) {
-	old := useNEON
-	defer func() { useNEON = old }()
-	useNEON = false
+	oldV, oldR := viterbiImpl, rotateImpl
+	defer func() { viterbiImpl, rotateImpl = oldV, oldR }()
+	viterbiImpl, rotateImpl = levelGo, levelGo
 	b.Run(name+"/go", f)
-	if old {
-		useNEON = true
-		b.Run(name+"/neon", f)
-	}
+	viterbiImpl, rotateImpl = levelNEON, levelNEON
+	b.Run(name+"/neon", f)
 }
 
 // BenchmarkRotateNEON: one 128-value rotation (RotateQuery, UnrotateOutput

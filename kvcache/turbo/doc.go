@@ -27,34 +27,34 @@
 //
 // # Kernels
 //
-// Everything has a pure-Go reference (attn_generic.go, scalar.go, tcq.go).
-// On amd64 with AVX2+FMA, DotKey and AccumulateValue for turbo3 and
-// turbo3_tcq use assembly (attn_amd64.s: VPERMPS over the 8 centroids,
-// VGATHERDPS over the TCQ codebook), chosen once at start-up; the build tag
-// purego or WAGGLE_KERNELS=generic selects the Go kernels. The assembly
-// differs from the reference only in rounding (FMA, 8-lane sums), within
-// tolAttn (attn_test.go); TestAVX2KernelsMatchGeneric pins it.
+// Everything has a pure-Go reference (attn_generic.go, scalar.go, tcq.go);
+// DotKey and AccumulateValue are only that, the CPU reference of the
+// rotated-domain algebra.
 //
-// ExpandRows (expand.go) expands many rows at once for grouped-query
-// attention, bit-identical to DecodeRotated, with AVX-512 or AVX2 kernels
-// for all five types (expand_amd64.s) and NEON ones on arm64
-// (expand_arm64.s); expand_test.go pins every level to the Go reference
-// bit for bit. ScoreRows4 (score.go) scores four query heads against each
-// key straight from its block, with AVX-512 kernels for the TCQ types
-// (score_amd64.s), within tolScore of decode-then-dot; attention uses it
-// for one-block heads, where the scratch rows of ExpandRows would evict
-// the TCQ level-pair table from L1.
+// The engine's attention path has assembly. ExpandRows (expand.go) expands
+// many rows at once for grouped-query attention, bit-identical to
+// DecodeRotated, with AVX-512 or AVX2 kernels for all five types
+// (expand_amd64.s) and NEON ones on arm64 (expand_arm64.s); expand_test.go
+// pins every level to the Go reference bit for bit. ScoreRows4 (score.go)
+// scores four query heads against each key straight from its block,
+// within tolScore of decode-then-dot, and AccumulateRows4 (accum.go) adds
+// their weighted values with the bits of expanding and summing;
+// FusedScores and FusedValues say where they run.
 //
 // The encode side has assembly too, bit-identical to the Go references:
 // the rotation (RotateQuery, UnrotateOutput and every encoded group use it;
 // rotate_amd64.s with AVX2, rotate_arm64.s with NEON) and the TCQ trellis
-// search (viterbi_avx2_amd64.s, viterbi_avx512_amd64.s, viterbi_arm64.s).
-// The x86 levels follow the one rule of levels_amd64.go (WAGGLE_KERNELS=avx2
-// caps them at AVX2); rotate_*_test.go and viterbi_*_test.go pin every
-// level bit for bit. The one difference allowed is which NaN payload comes
-// out where two different NaNs meet in an addition, which the encoded bytes
-// never depend on. WAGGLE_KERNELS=generic or the purego tag selects the Go
-// code.
+// search (viterbi_avx2_amd64.s, viterbi_avx512_amd64.s, viterbi_arm64.s);
+// rotate_*_test.go and viterbi_*_test.go pin every level bit for bit. The
+// one difference allowed is which NaN payload comes out where two different
+// NaNs meet in an addition, which the encoded bytes never depend on.
+//
+// Each of these families (expand, score, accumulate, rotate, viterbi)
+// registers with the kernels registry (levels.go), which moves it with the
+// selected kernels.Level: the family runs its implementation of that level
+// or of the nearest level below it (levels_<arch>.go lists which levels
+// each has), so WAGGLE_KERNELS=avx2 runs no AVX-512 code here either, and
+// WAGGLE_KERNELS=generic or the purego tag the Go references.
 //
 // # Decisions where the doc is [inferred] or silent
 //

@@ -10,8 +10,7 @@ import "fmt"
 // changes no attention result.
 
 // Kernel levels for ExpandRows (the package's levels, levels.go);
-// expandImpl is the one in use (expand_amd64.go, expand_noasm.go) and tests
-// step through every level up to expandBest.
+// expandImpl is the one in use.
 const (
 	expandGo     = levelGo     // decodeBlock, the reference
 	expandAVX2   = levelAVX2   // 8 values per step (VPERMPS); TCQ: scalar pair loads
@@ -33,9 +32,9 @@ const (
 // does not allocate.
 //
 // On amd64 the rows go through AVX-512 (F, BW, VL) or AVX2 (+F16C)
-// assembly chosen once at start-up, on arm64 through NEON;
-// WAGGLE_KERNELS=generic (or the purego tag) selects the Go reference,
-// WAGGLE_KERNELS=avx2 caps amd64 at AVX2.
+// assembly, on arm64 through NEON, as the selected kernel level says
+// (levels.go); at the generic level (or with the purego tag) through the
+// Go reference.
 func (t Type) ExpandRows(dst []float32, src []byte, stride, n int) {
 	if n == 0 {
 		return

@@ -4,12 +4,6 @@ package turbo
 
 import "unsafe"
 
-// expandBest is the best ExpandRows kernel level this CPU runs: the
-// package's one rule, levelBest (levels_amd64.go).
-var expandBest = levelBest
-
-var expandImpl = expandBest
-
 // Lookup tables for VPERMPS, which takes the low 3 (YMM) or 4 (ZMM) bits of
 // each index: the levels repeated so that index bits above a type's own are
 // don't-cares, which saves masking them off.
@@ -66,23 +60,24 @@ func expandTurbo3AVX2(dst *float32, src *byte, dstStride, srcStride, n int)
 //go:noescape
 func expandTurbo4AVX2(dst *float32, src *byte, dstStride, srcStride, n int)
 
-// The TCQ kernels serve both levels (scalar loads of level pairs; the
-// gathers were slower, see expand_amd64.s).
+// The AVX2 TCQ kernels load level pairs with scalar loads (the gathers
+// were slower, see expand_amd64.s).
 
 //go:noescape
-func expandTCQ2Pairs(dst *float32, src *byte, dstStride, srcStride, n int)
+func expandTCQ2PairsAVX2(dst *float32, src *byte, dstStride, srcStride, n int)
 
 //go:noescape
-func expandTCQ3Pairs(dst *float32, src *byte, dstStride, srcStride, n int)
+func expandTCQ3PairsAVX2(dst *float32, src *byte, dstStride, srcStride, n int)
 
-// expandTCQ2Pairs16 and expandTCQ3Pairs16 are the AVX-512 forms: the same
-// pair loads, 16 values assembled per ZMM, one multiply and store each.
-
-//go:noescape
-func expandTCQ2Pairs16(dst *float32, src *byte, dstStride, srcStride, n int)
+// expandTCQ2PairsAVX512 and expandTCQ3PairsAVX512 are the AVX-512 forms:
+// the same pair loads, 16 values assembled per ZMM, one multiply and store
+// each.
 
 //go:noescape
-func expandTCQ3Pairs16(dst *float32, src *byte, dstStride, srcStride, n int)
+func expandTCQ2PairsAVX512(dst *float32, src *byte, dstStride, srcStride, n int)
+
+//go:noescape
+func expandTCQ3PairsAVX512(dst *float32, src *byte, dstStride, srcStride, n int)
 
 // expandColumn expands block column g (dst and src already offset to it) of
 // n >= 1 rows with the selected kernel; ExpandRows has checked the bounds.
@@ -102,9 +97,9 @@ func expandColumn(t Type, dst []float32, w int, src []byte, stride, n int) {
 		case Turbo4:
 			expandTurbo4AVX512(d, s, ds, stride, n)
 		case Turbo2TCQ:
-			expandTCQ2Pairs16(d, s, ds, stride, n)
+			expandTCQ2PairsAVX512(d, s, ds, stride, n)
 		case Turbo3TCQ:
-			expandTCQ3Pairs16(d, s, ds, stride, n)
+			expandTCQ3PairsAVX512(d, s, ds, stride, n)
 		}
 		return
 	}
@@ -116,8 +111,8 @@ func expandColumn(t Type, dst []float32, w int, src []byte, stride, n int) {
 	case Turbo4:
 		expandTurbo4AVX2(d, s, ds, stride, n)
 	case Turbo2TCQ:
-		expandTCQ2Pairs(d, s, ds, stride, n)
+		expandTCQ2PairsAVX2(d, s, ds, stride, n)
 	case Turbo3TCQ:
-		expandTCQ3Pairs(d, s, ds, stride, n)
+		expandTCQ3PairsAVX2(d, s, ds, stride, n)
 	}
 }

@@ -362,14 +362,14 @@ expandTurbo4AVX2_done:
 	PAIR(12, $4095, o2, X3);    \
 	PAIR(18, $4095, o3, X4)
 
-// func expandTCQ3Pairs(dst *float32, src *byte, dstStride, srcStride, n int)
-TEXT ·expandTCQ3Pairs(SB), NOSPLIT, $0-40
+// func expandTCQ3PairsAVX2(dst *float32, src *byte, dstStride, srcStride, n int)
+TEXT ·expandTCQ3PairsAVX2(SB), NOSPLIT, $0-40
 	ARGS
 	TESTQ NR, NR
-	JLE   expandTCQ3Pairs_done
+	JLE   expandTCQ3PairsAVX2_done
 	LEAQ  ·tcq3Pairs(SB), CB
 
-expandTCQ3Pairs_loop:
+expandTCQ3PairsAVX2_loop:
 	NORM8
 	Q3_8(2, 0, 8, 16, 24)
 	Q3_8(5, 32, 40, 48, 56)
@@ -387,9 +387,9 @@ expandTCQ3Pairs_loop:
 	Q3_8(41, 416, 424, 432, 440)
 	Q3_8(44, 448, 456, 464, 472)
 	Q3_8(47, 480, 488, 496, 504) // bytes 47..50 of 52
-	NEXT(expandTCQ3Pairs_loop)
+	NEXT(expandTCQ3PairsAVX2_loop)
 
-expandTCQ3Pairs_done:
+expandTCQ3PairsAVX2_done:
 	VZEROUPPER
 	RET
 
@@ -402,14 +402,14 @@ expandTCQ3Pairs_done:
 	PAIR(8, $1023, o2, X3);     \
 	PAIR(12, $1023, o3, X4)
 
-// func expandTCQ2Pairs(dst *float32, src *byte, dstStride, srcStride, n int)
-TEXT ·expandTCQ2Pairs(SB), NOSPLIT, $0-40
+// func expandTCQ2PairsAVX2(dst *float32, src *byte, dstStride, srcStride, n int)
+TEXT ·expandTCQ2PairsAVX2(SB), NOSPLIT, $0-40
 	ARGS
 	TESTQ NR, NR
-	JLE   expandTCQ2Pairs_done
+	JLE   expandTCQ2PairsAVX2_done
 	LEAQ  ·tcq2Pairs(SB), CB
 
-expandTCQ2Pairs_loop:
+expandTCQ2PairsAVX2_loop:
 	NORM8
 	Q2_8(2, 0, 8, 16, 24)
 	Q2_8(4, 32, 40, 48, 56)
@@ -427,9 +427,9 @@ expandTCQ2Pairs_loop:
 	Q2_8(28, 416, 424, 432, 440)
 	Q2_8(30, 448, 456, 464, 472)
 	Q2_8(32, 480, 488, 496, 504) // bytes 32..35 of 36
-	NEXT(expandTCQ2Pairs_loop)
+	NEXT(expandTCQ2PairsAVX2_loop)
 
-expandTCQ2Pairs_done:
+expandTCQ2PairsAVX2_done:
 	VZEROUPPER
 	RET
 
@@ -449,14 +449,14 @@ expandTCQ2Pairs_done:
 	VMULPS       ZN, Z1, Z1;              \
 	VMOVUPS      Z1, out(DP)
 
-// func expandTCQ3Pairs16(dst *float32, src *byte, dstStride, srcStride, n int)
-TEXT ·expandTCQ3Pairs16(SB), NOSPLIT, $0-40
+// func expandTCQ3PairsAVX512(dst *float32, src *byte, dstStride, srcStride, n int)
+TEXT ·expandTCQ3PairsAVX512(SB), NOSPLIT, $0-40
 	ARGS
 	TESTQ NR, NR
-	JLE   expandTCQ3Pairs16_done
+	JLE   expandTCQ3PairsAVX512_done
 	LEAQ  ·tcq3Pairs(SB), CB
 
-expandTCQ3Pairs16_loop:
+expandTCQ3PairsAVX512_loop:
 	NORM16
 	Q3_16(2, 5, 0)
 	Q3_16(8, 11, 64)
@@ -466,9 +466,9 @@ expandTCQ3Pairs16_loop:
 	Q3_16(32, 35, 320)
 	Q3_16(38, 41, 384)
 	Q3_16(44, 47, 448) // bytes 47..50 of 52
-	NEXT(expandTCQ3Pairs16_loop)
+	NEXT(expandTCQ3PairsAVX512_loop)
 
-expandTCQ3Pairs16_done:
+expandTCQ3PairsAVX512_done:
 	VZEROUPPER
 	RET
 
@@ -481,14 +481,14 @@ expandTCQ3Pairs16_done:
 	VMULPS       ZN, Z1, Z1;             \
 	VMOVUPS      Z1, out(DP)
 
-// func expandTCQ2Pairs16(dst *float32, src *byte, dstStride, srcStride, n int)
-TEXT ·expandTCQ2Pairs16(SB), NOSPLIT, $0-40
+// func expandTCQ2PairsAVX512(dst *float32, src *byte, dstStride, srcStride, n int)
+TEXT ·expandTCQ2PairsAVX512(SB), NOSPLIT, $0-40
 	ARGS
 	TESTQ NR, NR
-	JLE   expandTCQ2Pairs16_done
+	JLE   expandTCQ2PairsAVX512_done
 	LEAQ  ·tcq2Pairs(SB), CB
 
-expandTCQ2Pairs16_loop:
+expandTCQ2PairsAVX512_loop:
 	NORM16
 	Q2_16(2, 4, 0)
 	Q2_16(6, 8, 64)
@@ -498,8 +498,8 @@ expandTCQ2Pairs16_loop:
 	Q2_16(22, 24, 320)
 	Q2_16(26, 28, 384)
 	Q2_16(30, 32, 448) // bytes 32..35 of 36
-	NEXT(expandTCQ2Pairs16_loop)
+	NEXT(expandTCQ2PairsAVX512_loop)
 
-expandTCQ2Pairs16_done:
+expandTCQ2PairsAVX512_done:
 	VZEROUPPER
 	RET

@@ -4,20 +4,8 @@ package turbo
 
 import "unsafe"
 
-// expandNEON is arm64's assembly level for ExpandRows (expand_arm64.s); it
-// takes the number amd64 gives expandAVX2, as one build has only one of
-// them. expandBest is it unless WAGGLE_KERNELS=generic; expandImpl is the
-// level in use, and tests step it down.
-const expandNEON = expandGo + 1
-
-var expandBest = func() int {
-	if useNEON {
-		return expandNEON
-	}
-	return expandGo
-}()
-
-var expandImpl = expandBest
+// expandNEON is arm64's assembly level for ExpandRows (expand_arm64.s).
+const expandNEON = levelNEON
 
 // Stubs in expand_arm64.s, with the amd64 stubs' contract: each expands
 // block column g of n >= 1 rows, in Go terms, for r < n,

@@ -3,11 +3,6 @@
 package turbo
 
 // Without assembly ExpandRows runs the Go reference.
-
-const expandBest = expandGo
-
-var expandImpl = expandGo
-
 func expandColumn(t Type, dst []float32, w int, src []byte, stride, n int) {
 	expandColumnGo(t, dst, w, src, stride, n)
 }

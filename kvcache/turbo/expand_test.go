@@ -5,22 +5,19 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"testing"
 )
 
-// expandNames names the ExpandRows kernel levels.
-var expandNames = [...]string{expandGo: "go", expandAVX2: "avx2", expandAVX512: "avx512"}
-
-// forExpandImpls runs f once per kernel level this CPU has (the Go
-// reference first), with expandImpl set to it.
+// forExpandImpls runs f once per ExpandRows kernel level this CPU runs
+// (the Go reference first), with expandImpl set to it; the fused scoring
+// and value families take the same levels (levels_<arch>.go), so the
+// tests of FusedScores and FusedValues set them too.
 func forExpandImpls(t testing.TB, f func(name string)) {
-	old := expandImpl
-	defer func() { expandImpl = old }()
-	for impl := expandGo; impl <= expandBest; impl++ {
-		expandImpl = impl
-		f(expandNames[impl])
+	old := [3]int{expandImpl, scoreImpl, accumImpl}
+	defer func() { expandImpl, scoreImpl, accumImpl = old[0], old[1], old[2] }()
+	for _, l := range familyLevels(t, &expandImpl) {
+		expandImpl, scoreImpl, accumImpl = l, l, l
+		f(levelName(l))
 	}
 }
 
@@ -154,29 +151,6 @@ func TestExpandRowsNoAlloc(t *testing.T) {
 	})
 }
 
-// TestExpandRowsGenericEnv: WAGGLE_KERNELS=generic selects the Go reference
-// (checked in a child process, since the choice is made at start-up).
-func TestExpandRowsGenericEnv(t *testing.T) {
-	if os.Getenv("TURBO_EXPAND_CHILD") != "" {
-		if expandImpl != expandGo {
-			t.Fatalf("WAGGLE_KERNELS=%q: expandImpl = %s", os.Getenv("WAGGLE_KERNELS"), expandNames[expandImpl])
-		}
-		return
-	}
-	if testing.Short() {
-		t.Skip("spawns a child test process")
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestExpandRowsGenericEnv$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "TURBO_EXPAND_CHILD=1", "WAGGLE_KERNELS=generic")
-	out, err := cmd.CombinedOutput()
-	if _, exited := err.(*exec.ExitError); err != nil && !exited {
-		t.Skip("cannot run the test binary here (emulated?):", err)
-	}
-	if err != nil {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
-}
-
 // FuzzExpandRows: arbitrary bytes, row counts and strides expand to
 // DecodeRotated's bits with every kernel level.
 func FuzzExpandRows(f *testing.F) {
@@ -238,9 +212,9 @@ func BenchmarkExpandRows(b *testing.B) {
 			}
 		})
 		old := expandImpl
-		for impl := expandGo; impl <= expandBest; impl++ {
+		for _, impl := range familyLevels(b, &expandImpl) {
 			expandImpl = impl
-			bench(expandNames[impl], func(off int) { typ.ExpandRows(dst, src[off*stride:], stride, chunk) })
+			bench(levelName(impl), func(off int) { typ.ExpandRows(dst, src[off*stride:], stride, chunk) })
 		}
 		expandImpl = old
 	}

@@ -4,6 +4,11 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+
+	"github.com/waggle-llm/waggle/kernels"
 )
 
 // gaussianRow returns n N(0,1) values from a seeded generator.
@@ -91,4 +96,58 @@ func mustDecode(t interface{ Fatalf(string, ...any) }, typ Type, row []byte, n i
 		t.Fatalf("%s.Decode: %v", typ, err)
 	}
 	return x
+}
+
+// familyLevels returns the levels, lowest first, that the family whose
+// level *impl holds takes as the kernels registry selects each level this
+// CPU runs (kernels.SelectLevel): the implementations of the family a test
+// must cover here. *impl is left as it was.
+func familyLevels(t testing.TB, impl *int) []int {
+	t.Helper()
+	var out []int
+	for _, l := range kernels.Levels() {
+		restore, err := kernels.SelectLevel(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(out, *impl) {
+			out = append(out, *impl)
+		}
+		restore()
+	}
+	return out
+}
+
+// forFamilyLevels runs f once per level of familyLevels with *impl set to
+// it, naming the level, and restores *impl.
+func forFamilyLevels(t testing.TB, impl *int, f func(name string)) {
+	t.Helper()
+	old := *impl
+	defer func() { *impl = old }()
+	for _, l := range familyLevels(t, impl) {
+		*impl = l
+		f(levelName(l))
+	}
+}
+
+// levelName names one of this package's levels for test output.
+func levelName(impl int) string {
+	switch {
+	case impl == levelGo:
+		return "go"
+	case runtime.GOARCH == "arm64":
+		return "neon"
+	case impl == levelAVX2:
+		return "avx2"
+	}
+	return "avx512"
+}
+
+// setLevels sets each *impl to level for the rest of the test.
+func setLevels(t testing.TB, level int, impls ...*int) {
+	for _, impl := range impls {
+		old := *impl
+		t.Cleanup(func() { *impl = old })
+		*impl = level
+	}
 }

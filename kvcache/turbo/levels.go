@@ -1,11 +1,36 @@
 package turbo
 
-// Kernel levels, best last. On amd64 every kernel family with per-level
-// assembly (ExpandRows, the TCQ trellis search, the rotation) starts at the
-// one level levelBest (levels_amd64.go) picks, so WAGGLE_KERNELS moves them
-// together; tests step each family's level down to levelGo to compare.
+import "github.com/waggle-llm/waggle/kernels"
+
+// Kernel levels of this package's families, best last. The kernels
+// registry (kernels.Register) sets each family's level from the selected
+// kernels.Level through turboLevel (levels_<arch>.go), so WAGGLE_KERNELS
+// and kernels.SelectLevel move these families with every other; tests step
+// a family's variable directly to compare levels.
 const (
 	levelGo     = iota // the Go reference
-	levelAVX2          // AVX2 with FMA, F16C and BMI2
-	levelAVX512        // AVX-512 F, BW and VL
+	levelAVX2          // amd64: AVX2 with FMA, F16C and BMI2; arm64: NEON (levelNEON)
+	levelAVX512        // amd64: AVX-512 F, BW and VL
 )
+
+// The level each family runs.
+var expandImpl, scoreImpl, accumImpl, rotateImpl, viterbiImpl int
+
+// The families and the registry levels each implements (the
+// <family>Levels of the per-architecture files; none without assembly).
+func init() {
+	for _, f := range []struct {
+		name   string
+		levels []kernels.Level
+		impl   *int
+	}{
+		{"turbo/expand", expandLevels, &expandImpl},
+		{"turbo/score", scoreLevels, &scoreImpl},
+		{"turbo/accumulate", accumLevels, &accumImpl},
+		{"turbo/rotate", rotateLevels, &rotateImpl},
+		{"turbo/viterbi", viterbiLevels, &viterbiImpl},
+	} {
+		impl := f.impl
+		kernels.Register(kernels.Family{Name: f.name, Levels: f.levels, Use: func(l kernels.Level) { *impl = turboLevel(l) }})
+	}
+}

@@ -2,11 +2,6 @@
 
 package turbo
 
-// rotateImpl is the rotation level in use: levelBest (one rule for every
-// amd64 kernel family; WAGGLE_KERNELS=generic gives rotateGo). The AVX2
-// kernel serves the AVX-512 level too. Tests step it down.
-var rotateImpl = levelBest
-
 // rotateAVX2 is rotateGo with AVX2 (rotate_amd64.s), bit for bit, except
 // that where two different NaNs meet in a butterfly, which one's payload
 // comes out follows operand order, the compiler's choice in the reference

@@ -8,12 +8,15 @@ import (
 	"math/rand/v2"
 	"testing"
 	"unsafe"
+
+	"github.com/waggle-llm/waggle/internal/testenv"
+	"github.com/waggle-llm/waggle/kernels"
 )
 
 // rotateImpls are the assembly rotations this CPU runs, by name.
 func rotateImpls() map[string]func(x, pre, post *[BlockSize]float32, scale float32) {
 	m := map[string]func(x, pre, post *[BlockSize]float32, scale float32){}
-	if levelBest >= levelAVX2 {
+	if kernels.AVX2.Available() {
 		m["avx2"] = rotateAVX2
 	}
 	return m
@@ -74,9 +77,7 @@ func checkRotate(t *testing.T, label string, x *[BlockSize]float32) {
 // Gaussian groups of several scales, unit vectors, subnormals, huge values
 // that overflow to Inf, and groups holding Inf or a NaN.
 func TestRotateImplsMatchGo(t *testing.T) {
-	if len(rotateImpls()) == 0 {
-		t.Skip("no assembly rotation on this CPU (or WAGGLE_KERNELS=generic)")
-	}
+	testenv.NeedKernelLevel(t, "avx2", kernels.AVX2.Available())
 	forRotateInputs(rand.New(rand.NewPCG(71, 72)), func(label string, x *[BlockSize]float32) {
 		checkRotate(t, label, x)
 	})
@@ -93,27 +94,24 @@ func TestRotateDispatch(t *testing.T) {
 		rotateGo((*[BlockSize]float32)(fwd[g:]), &signs1, &signs2)
 		rotateGo((*[BlockSize]float32)(inv[g:]), &signs2, &signs1)
 	}
-	old := rotateImpl
-	defer func() { rotateImpl = old }()
-	for impl := levelGo; impl <= levelBest; impl++ {
-		rotateImpl = impl
+	forFamilyLevels(t, &rotateImpl, func(name string) {
 		got := append([]float32(nil), x...)
 		Rotate(got)
-		requireSameBits(t, levelNames[impl]+" Rotate", got, fwd)
+		requireSameBits(t, name+" Rotate", got, fwd)
 		got = append(got[:0], x...)
 		Unrotate(got)
-		requireSameBits(t, levelNames[impl]+" Unrotate", got, inv)
+		requireSameBits(t, name+" Unrotate", got, inv)
 		q := make([]float32, len(x))
 		RotateQuery(q, x[:len(x)-5])
 		copy(got, x[:len(x)-5])
 		clear(got[len(x)-5:])
 		Rotate(got)
-		requireSameBits(t, levelNames[impl]+" RotateQuery", q, got)
+		requireSameBits(t, name+" RotateQuery", q, got)
 		acc := append([]float32(nil), x...)
 		out := make([]float32, len(x)-5)
 		UnrotateOutput(out, acc)
-		requireSameBits(t, levelNames[impl]+" UnrotateOutput", out, inv[:len(out)])
-	}
+		requireSameBits(t, name+" UnrotateOutput", out, inv[:len(out)])
+	})
 }
 
 func requireSameBits(t *testing.T, label string, got, want []float32) {

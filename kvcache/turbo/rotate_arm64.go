@@ -13,9 +13,9 @@ package turbo
 func rotateNEON(x, pre, post *[BlockSize]float32, scale float32)
 
 // rotate runs the 128-point rotation x = post·H·(pre·x)·scale in place
-// (rotateGo), with NEON unless WAGGLE_KERNELS=generic.
+// (rotateGo), with NEON at the NEON level (rotateImpl).
 func rotate(x, pre, post *[BlockSize]float32) {
-	if useNEON {
+	if rotateImpl == levelNEON {
 		rotateNEON(x, pre, post, invSqrt128)
 		return
 	}

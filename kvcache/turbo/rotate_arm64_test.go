@@ -57,17 +57,15 @@ func checkRotateNEON(t *testing.T, label string, x *[BlockSize]float32) {
 // Gaussian groups of several scales, unit vectors, subnormals, huge values
 // that overflow to Inf, and groups holding Inf or a NaN.
 func TestRotateNEONMatchesGo(t *testing.T) {
-	if !useNEON {
-		t.Skip("NEON disabled")
-	}
 	forRotateInputs(rand.New(rand.NewPCG(71, 72)), func(label string, x *[BlockSize]float32) {
 		checkRotateNEON(t, label, x)
 	})
 }
 
-// TestRotateDispatch: Rotate and Unrotate run the NEON kernel when it is
-// selected and give the reference's bits either way.
+// TestRotateDispatch: Rotate runs the NEON kernel when it is selected and
+// gives the reference's bits.
 func TestRotateDispatch(t *testing.T) {
+	setLevels(t, levelNEON, &rotateImpl)
 	r := rand.New(rand.NewPCG(73, 74))
 	x := gaussianRow(r, 3*BlockSize)
 	want := append([]float32(nil), x...)
@@ -87,7 +85,7 @@ func FuzzRotateNEON(f *testing.F) {
 	f.Add([]byte{0, 0, 0x80, 0x3f})
 	f.Add([]byte{1, 0, 0xc0, 0x7f, 0, 0, 0x80, 0x7f, 0xff, 0xff, 0x7f, 0x7f})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if !useNEON || len(data) < 4 {
+		if len(data) < 4 {
 			return
 		}
 		var x [BlockSize]float32

@@ -14,19 +14,19 @@ type scoreKernel func(dst *float32, dstStride int, q *float32, src *byte, srcStr
 // table; the scalar types decode 32 per step with VPERMPS.
 
 //go:noescape
-func scoreTCQ3x4(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
+func scoreTCQ3x4AVX512(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
 
 //go:noescape
-func scoreTCQ2x4(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
+func scoreTCQ2x4AVX512(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
 
 //go:noescape
-func scoreTurbo2x4(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
+func scoreTurbo2x4AVX512(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
 
 //go:noescape
-func scoreTurbo3x4(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
+func scoreTurbo3x4AVX512(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
 
 //go:noescape
-func scoreTurbo4x4(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
+func scoreTurbo4x4AVX512(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
 
 // The AVX2 forms: 8 values per YMM, two accumulators per query (values
 // 16i.. and 16i+8..) added before the horizontal sum.
@@ -55,18 +55,18 @@ var scoreKernels = [expandAVX512 + 1][Turbo2TCQ - Turbo3 + 1]scoreKernel{
 		Turbo3TCQ - Turbo3: scoreTCQ3x4AVX2, Turbo2TCQ - Turbo3: scoreTCQ2x4AVX2,
 	},
 	expandAVX512: {
-		Turbo3 - Turbo3: scoreTurbo3x4, Turbo4 - Turbo3: scoreTurbo4x4, Turbo2 - Turbo3: scoreTurbo2x4,
-		Turbo3TCQ - Turbo3: scoreTCQ3x4, Turbo2TCQ - Turbo3: scoreTCQ2x4,
+		Turbo3 - Turbo3: scoreTurbo3x4AVX512, Turbo4 - Turbo3: scoreTurbo4x4AVX512, Turbo2 - Turbo3: scoreTurbo2x4AVX512,
+		Turbo3TCQ - Turbo3: scoreTCQ3x4AVX512, Turbo2TCQ - Turbo3: scoreTCQ2x4AVX512,
 	},
 }
 
 func fusedScores(t Type) bool {
-	return expandImpl >= expandAVX2 && t.Valid() && scoreKernels[expandImpl][t-Turbo3] != nil
+	return scoreImpl >= levelAVX2 && t.Valid() && scoreKernels[scoreImpl][t-Turbo3] != nil
 }
 
 // scoreRowsAsm runs the kernel for t at the current level; the caller has
 // checked the bounds and that fusedScores(t) holds.
 func scoreRowsAsm(t Type, dst []float32, dstStride int, q []float32, nq int, src []byte, stride, m int) {
-	k := scoreKernels[expandImpl][t-Turbo3]
+	k := scoreKernels[scoreImpl][t-Turbo3]
 	k(unsafe.SliceData(dst), 4*dstStride, unsafe.SliceData(q), unsafe.SliceData(src), stride, m, nq)
 }

@@ -113,12 +113,12 @@ done:                            \
 	VZEROUPPER;                  \
 	RET
 
-// func scoreTCQ3x4(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
-TEXT ·scoreTCQ3x4(SB), NOSPLIT, $0-56
+// func scoreTCQ3x4AVX512(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
+TEXT ·scoreTCQ3x4AVX512(SB), NOSPLIT, $0-56
 	SCORE(·tcq3Pairs, NOINIT, ROWTCQ3, tcq3_loop, tcq3_next, tcq3_done)
 
-// func scoreTCQ2x4(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
-TEXT ·scoreTCQ2x4(SB), NOSPLIT, $0-56
+// func scoreTCQ2x4AVX512(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
+TEXT ·scoreTCQ2x4AVX512(SB), NOSPLIT, $0-56
 	SCORE(·tcq2Pairs, NOINIT, ROWTCQ2, tcq2_loop, tcq2_next, tcq2_done)
 
 // AVX2 scoring (scoreTCQ3x4AVX2, scoreTCQ2x4AVX2): the same pair decode, 8
@@ -232,8 +232,8 @@ TEXT ·scoreTCQ3x4AVX2(SB), NOSPLIT, $0-56
 TEXT ·scoreTCQ2x4AVX2(SB), NOSPLIT, $0-56
 	SCOREY(·tcq2Pairs, NOINIT, ROWTCQ2Y, tcq2y_loop, tcq2y_next, tcq2y_done)
 
-// Scalar types on AVX-512 (scoreTurbo2x4, scoreTurbo3x4, scoreTurbo4x4):
-// the VPERMPS decode of accum_amd64.s (scalardec_amd64.h), 32 values per
+// Scalar types on AVX-512 (scoreTurbo2x4AVX512, scoreTurbo3x4AVX512,
+// scoreTurbo4x4AVX512): the VPERMPS decode of accum_amd64.s (scalardec_amd64.h), 32 values per
 // step in Z1 and Z5, fused multiply-added into two accumulators per query,
 // Z8..Z11 (values 32k..32k+15) and Z16..Z19 (32k+16..), added before the
 // horizontal sum: the decode is short enough that one chain of 8 dependent
@@ -280,16 +280,16 @@ TEXT ·scoreTCQ2x4AVX2(SB), NOSPLIT, $0-56
 #define ROWT3 SROWZ(S3DEC32, 2, 10, 18, 26)  // last: bytes 46..49 of 50
 #define ROWT4 SROWZ(S4DEC32, 2, 18, 34, 50)  // last: bytes 62..65 of 66
 
-// func scoreTurbo2x4(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
-TEXT ·scoreTurbo2x4(SB), NOSPLIT, $0-56
+// func scoreTurbo2x4AVX512(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
+TEXT ·scoreTurbo2x4AVX512(SB), NOSPLIT, $0-56
 	SCORE(·permLevels2, INIT2Z, ROWT2, t2z_loop, t2z_next, t2z_done)
 
-// func scoreTurbo3x4(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
-TEXT ·scoreTurbo3x4(SB), NOSPLIT, $0-56
+// func scoreTurbo3x4AVX512(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
+TEXT ·scoreTurbo3x4AVX512(SB), NOSPLIT, $0-56
 	SCORE(·permLevels3, INIT3Z, ROWT3, t3z_loop, t3z_next, t3z_done)
 
-// func scoreTurbo4x4(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
-TEXT ·scoreTurbo4x4(SB), NOSPLIT, $0-56
+// func scoreTurbo4x4AVX512(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
+TEXT ·scoreTurbo4x4AVX512(SB), NOSPLIT, $0-56
 	SCORE(·centroids4, INIT4Z, ROWT4, t4z_loop, t4z_next, t4z_done)
 
 // Scalar types on AVX2 (scoreTurbo2x4AVX2, scoreTurbo3x4AVX2,

@@ -18,18 +18,17 @@ func scoreTCQ3NEON(dst *float32, dstStride int, q *float32, src *byte, srcStride
 func scoreTCQ2NEON(dst *float32, dstStride int, q *float32, src *byte, srcStride, n, nq int)
 
 // fusedTCQ reports whether t has fused NEON kernels (ScoreRows4,
-// AccumulateRows4) at the expansion level in use: the TCQ types, whose
-// pair table would otherwise be evicted by the expansion's stores (see
-// score.go), when the NEON level is on (not under WAGGLE_KERNELS=generic,
-// or while a test has stepped expandImpl down).
-func fusedTCQ(t Type) bool {
-	return expandImpl == expandNEON && (t == Turbo3TCQ || t == Turbo2TCQ)
+// AccumulateRows4) at a family's level impl: the TCQ types, whose pair
+// table would otherwise be evicted by the expansion's stores (see
+// score.go), at the NEON level.
+func fusedTCQ(t Type, impl int) bool {
+	return impl == levelNEON && (t == Turbo3TCQ || t == Turbo2TCQ)
 }
 
 // fusedScores: TCQ and, from row records (scalar_arm64.go, with the
 // instruction counts), the scalar types, all at the NEON level.
 func fusedScores(t Type) bool {
-	return fusedTCQ(t) || (expandImpl == expandNEON && isScalar(t))
+	return fusedTCQ(t, scoreImpl) || (scoreImpl == levelNEON && isScalar(t))
 }
 
 func scoreRowsAsm(t Type, dst []float32, dstStride int, q []float32, nq int, src []byte, stride, m int) {

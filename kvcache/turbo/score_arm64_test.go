@@ -14,20 +14,15 @@ const fusedKernelBuilt = true
 
 // fusedScoresWant: at the NEON level every type's scores are fused (the
 // scalar types from row records, scalar_arm64.go); below it none.
-func fusedScoresWant(typ Type) bool { return expandImpl == expandNEON && typ.Valid() }
+func fusedScoresWant(typ Type) bool { return scoreImpl == levelNEON && typ.Valid() }
 
 func init() { fusedScoresWantARM64 = fusedScoresWant }
 
-// atNEON sets the NEON expansion level (on which the fused kernels run)
-// for the rest of the test, or skips it on a CPU without NEON or under
-// WAGGLE_KERNELS=generic.
+// atNEON puts the expansion, scoring and value families on the NEON level
+// (on which the fused kernels run) for the rest of the test, whatever
+// level is selected.
 func atNEON(t testing.TB) {
-	if expandBest < expandNEON {
-		t.Skip("no NEON level here (WAGGLE_KERNELS=generic?)")
-	}
-	old := expandImpl
-	t.Cleanup(func() { expandImpl = old })
-	expandImpl = expandNEON
+	setLevels(t, levelNEON, &expandImpl, &scoreImpl, &accumImpl)
 }
 
 // TestScoreRows4NEON: the fused kernels (TCQ, and the scalar types from
@@ -64,9 +59,7 @@ func TestScoreRows4NEON(t *testing.T) {
 // TestScoreRows4NEONOff: below the NEON level (WAGGLE_KERNELS=generic)
 // nothing is fused.
 func TestScoreRows4NEONOff(t *testing.T) {
-	old := expandImpl
-	defer func() { expandImpl = old }()
-	expandImpl = expandGo
+	setLevels(t, levelGo, &expandImpl, &scoreImpl, &accumImpl)
 	for _, typ := range Types {
 		if typ.FusedScores() || typ.FusedValues() {
 			t.Errorf("%s fused at the Go level", typ)

@@ -2,11 +2,8 @@
 
 package turbo
 
-// viterbiImpl is the trellis search level in use: levelBest (one rule for
-// every amd64 kernel family; WAGGLE_KERNELS=generic gives the Go search,
-// =avx2 the AVX2 one). Tests step it down. Every level gives the Go
-// search's costs and choices bit for bit.
-var viterbiImpl = levelBest
+// Every trellis search level (viterbiImpl) gives the Go search's costs and
+// choices bit for bit.
 
 // Stubs in viterbi_avx2_amd64.s (8 lanes) and viterbi_avx512_amd64.s (16
 // lanes): the trellis steps of tcqCode.viterbi for len(z) >= 1 values of

@@ -55,7 +55,7 @@ func cbVIndex(s int, k uint) int {
 // viterbiSteps runs the trellis steps with NEON when selected and reports
 // whether it did; costs are left in natural state order in cost.
 func (c *tcqCode) viterbiSteps(z []float32, cost *[512]float32, bt *[BlockSize][64]uint8) bool {
-	if !useNEON || len(z) == 0 {
+	if viterbiImpl != levelNEON || len(z) == 0 {
 		return false
 	}
 	var best [64]float32

@@ -14,9 +14,7 @@ import (
 // scale and far off it, exact ties (zeros, repeated values), a NaN, and
 // Inf; then the full encoder gives the Go search's bytes.
 func TestViterbiNEONMatchesGo(t *testing.T) {
-	if !useNEON {
-		t.Skip("NEON disabled")
-	}
+	setLevels(t, levelNEON, &viterbiImpl)
 	r := rand.New(rand.NewPCG(81, 82))
 	inputs := map[string]func(i int) float32{
 		"gauss": func(int) float32 { return float32(r.NormFloat64() / 11.3) },
@@ -52,17 +50,15 @@ func TestViterbiNEONMatchesGo(t *testing.T) {
 // TestTCQEncodeNEONMatchesGo: whole TCQ blocks (rotation and trellis on
 // NEON) have the bytes of the Go-only encoder.
 func TestTCQEncodeNEONMatchesGo(t *testing.T) {
-	if !useNEON {
-		t.Skip("NEON disabled")
-	}
+	setLevels(t, levelNEON, &viterbiImpl, &rotateImpl)
 	r := rand.New(rand.NewPCG(83, 84))
 	for _, typ := range []Type{Turbo3TCQ, Turbo2TCQ, Turbo3, Turbo4, Turbo2} {
 		for range 20 {
 			x := gaussianRow(r, 2*BlockSize)
 			got := mustEncode(t, typ, x)
-			useNEON = false
+			viterbiImpl, rotateImpl = levelGo, levelGo
 			want := mustEncode(t, typ, x)
-			useNEON = true
+			viterbiImpl, rotateImpl = levelNEON, levelNEON
 			if string(got) != string(want) {
 				t.Fatalf("%s: NEON encode differs from Go:\n%x\n%x", typ, got, want)
 			}
@@ -77,9 +73,10 @@ func FuzzViterbiNEON(f *testing.F) {
 	f.Add(uint8(1), []byte{1, 0, 0xc0, 0x7f, 0, 0, 0x80, 0x7f, 0xcd, 0xcc, 0x4c, 0x3d})
 	f.Fuzz(func(t *testing.T, sel uint8, data []byte) {
 		n := min(len(data)/4, BlockSize)
-		if !useNEON || n == 0 {
+		if n == 0 {
 			return
 		}
+		setLevels(t, levelNEON, &viterbiImpl)
 		z := make([]float32, n)
 		for i := range z {
 			z[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:]))

@@ -1,11 +1,16 @@
 package llama
 
 import (
+	"errors"
 	"math"
 
 	"github.com/waggle-llm/waggle/engine"
 	"github.com/waggle-llm/waggle/kernels"
 )
+
+// errTreeOffload refuses tree-masked batches when layers run on the GPU:
+// the device's attention knows only the causal mask.
+var errTreeOffload = errors.New("llama: tree-masked batches (DDTree verification) are not supported with GPU layers; use -ngl 0 or flat drafts")
 
 func invSqrt(n int) float32 { return float32(1 / math.Sqrt(float64(n))) }
 
@@ -16,19 +21,33 @@ func invSqrt(n int) float32 { return float32(1 / math.Sqrt(float64(n))) }
 // path with T = 1. Every token's keys and values of a layer are stored
 // before any token of that layer attends, so a token sees the earlier
 // tokens of its own batch through the cache.
-func (s *session) forward(b *engine.Batch) {
+//
+// With GPU layers, the layers from s.nCPU on and maybe the head run on the
+// device (offload.go); the error is the device's.
+func (s *session) forward(b *engine.Batch) error {
 	hp := &s.m.hp
+	if s.gpu != nil && len(b.Parent) > 0 {
+		return errTreeOffload
+	}
+	s.ropePos = b.RopePositions(s.ropePos)
 	for i, tok := range b.Tokens {
 		s.m.tokEmbd.DequantizeRow(s.row(s.x, i, hp.nEmbd), int(tok))
-		kernels.RopeCache(s.row(s.rope, i, hp.rope.NRot), int(b.Pos[i]), &hp.rope)
+		kernels.RopeCache(s.row(s.rope, i, hp.rope.NRot), int(s.ropePos[i]), &hp.rope)
 	}
-	for il := range s.m.layers {
+	s.taps.Begin(b.Len())
+	s.taps.Capture(engine.LayerInput(0), s.x)
+	for il := range s.nCPU {
 		l := &s.m.layers[il]
 		s.attention(l, il, b)
 		s.feedForward(l, b.Len())
 		s.capture(il, b)
+		s.taps.Capture(engine.LayerOutput(il), s.x)
+	}
+	if s.gpu != nil {
+		return s.offloadForward(b)
 	}
 	s.outputHead(b)
+	return nil
 }
 
 // row returns the i-th row of width w of a batch buffer.
@@ -81,7 +100,7 @@ func (s *session) attention(l *layer, il int, b *engine.Batch) {
 		s.prepareHeads(k, l.kNorm, rope)
 		s.cache.Store(il, int(b.Seq[i]), int(b.Pos[i]), k, v)
 	}
-	engine.AttendBatch(s.pool, s.attnOut, s.q, b.Seq, b.Pos, s.cache, il, s.shape, s.attn)
+	engine.AttendTree(s.pool, s.attnOut, s.q, b.Seq, b.Pos, b.Parent, s.cache, il, s.shape, s.attn)
 	s.project(l.wo, s.proj, s.attnOut, n, true)
 	s.addResidual(n)
 }
@@ -154,11 +173,11 @@ func (s *session) copyOutputs(key int, buf []float32) {
 }
 
 // outputHead normalises the output tokens into rows 0..k of s.xn and
-// computes their logits with one matrix product over only those rows.
+// computes their logits with one matrix product over only those rows
+// (none for DecodeEmbeddings, which reads the normalised rows).
 func (s *session) outputHead(b *engine.Batch) {
 	hp := &s.m.hp
 	nOut := len(s.outIdx)
-	s.logits = grow(s.logits, nOut*hp.nVocab)
 	wantFinal := false
 	for _, l := range s.opts.CaptureLayers {
 		wantFinal = wantFinal || l == -1
@@ -174,6 +193,10 @@ func (s *session) outputHead(b *engine.Batch) {
 	if wantFinal {
 		s.copyOutputs(-1, s.x)
 	}
+	if s.embedOnly {
+		return
+	}
+	s.logits = grow(s.logits, nOut*hp.nVocab)
 	if nOut > 0 {
 		s.project(s.m.output, s.logits, s.xn, nOut, true)
 	}

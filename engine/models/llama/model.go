@@ -191,3 +191,7 @@ func readRope(md engine.Meta, hp hparams, v variant) (kernels.RopeParams, error)
 	}
 	return p, nil
 }
+
+// SharedHead returns the token embeddings and the output head
+// (engine.HeadSharer), which a DFlash drafter borrows.
+func (m *Model) SharedHead() (embeddings, output *engine.Matrix) { return m.tokEmbd, m.output }

@@ -31,15 +31,17 @@ func TestParityLogitsFlash(t *testing.T) {
 					tol += golden.F16CacheExtra
 				}
 				differs := false
+				var st golden.Stats
 				for _, c := range g.Cases {
 					flash := flashSession(t, l, typ, true)
-					checkCaseSession(t, flash, &c, tol)
+					checkCaseSession(t, flash, &c, tol, &st)
 					exact := flashSession(t, l, typ, false)
 					decodeAll(t, exact, 0, c.Tokens, 0)
 					for i := range c.Tokens {
 						differs = differs || !slices.Equal(flash.Logits(i), exact.Logits(i))
 					}
 				}
+				checkPooled(t, stem+"/flash/"+typ.String(), &st)
 				if !differs {
 					t.Error("flash logits are the exact path's bit for bit: the session did not run the flash path")
 				}

@@ -48,7 +48,7 @@ func TestQwen3MoEParity(t *testing.T) {
 			}
 			tol := golden.Tolerance(l.File)
 			for _, gc := range g.Cases {
-				checkCase(t, l, &gc, tol)
+				checkCase(t, l, &gc, tol, &golden.Stats{})
 			}
 		})
 	}

@@ -33,10 +33,20 @@ type session struct {
 	act     []byte      // NBatch rows of activations in a weight's vec-dot format
 	experts moe.Scratch // qwen3moe routing and expert buffers
 
+	// GPU offload (offload.go): layers [nCPU, nLayer) run on gpu.
+	nCPU int
+	gpu  engine.Offload
+	step engine.OffloadStep
+
 	nextPos []int     // per sequence: expected position of the next token
+	ropePos []int32   // per batch token: its rotary position (Batch.RopePositions)
 	outIdx  []int     // batch indices with Output set
 	logits  []float32 // NumOutputs × nVocab
 	hidden  map[int][]float32
+	taps    *engine.TapBuffer // SessionOptions.Taps, every token
+	// embedOnly makes the output head stop after the final norm (rows
+	// 0..NumOutputs of xn): DecodeEmbeddings sets it for one batch.
+	embedOnly bool
 }
 
 // defaultCtx bounds the default context when the caller gives none.
@@ -54,6 +64,9 @@ func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
 	if o.NBatch <= 0 {
 		o.NBatch = 512
 	}
+	if o.GPULayers < 0 {
+		return nil, fmt.Errorf("GPU layers %d must be >= 0", o.GPULayers)
+	}
 	if o.Threads < 0 || o.Threads > kernels.MaxThreads {
 		return nil, fmt.Errorf("threads %d out of range [0, %d]", o.Threads, kernels.MaxThreads)
 	}
@@ -65,6 +78,10 @@ func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
 		if l < -1 || l >= hp.nLayer {
 			return nil, fmt.Errorf("capture layer %d out of range [-1, %d)", l, hp.nLayer)
 		}
+	}
+	taps, err := engine.NewTapBuffer(o.Taps, hp.nLayer, hp.nEmbd, o.NBatch)
+	if err != nil {
+		return nil, err
 	}
 	kvDim := hp.nHeadKV * hp.headDim
 	cache, err := kvcache.New(kvcache.Options{NLayer: hp.nLayer, NKV: kvDim, HeadDim: hp.headDim, NCtx: o.NCtx, NSeq: o.NSeq, TypeK: o.TypeK, TypeV: o.TypeV, Unified: o.KVUnified})
@@ -94,11 +111,19 @@ func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
 		up:      make([]float32, nb*denseFF),
 		act:     make([]byte, nb*m.maxActivationBytes()),
 		nextPos: make([]int, o.NSeq),
+		ropePos: make([]int32, 0, o.NBatch),
 		outIdx:  make([]int, 0, o.NBatch),
 		hidden:  map[int][]float32{},
+		taps:    taps,
 	}
 	if m.v.moe {
 		s.experts = moe.NewScratch(hp.moe, nb)
+	}
+	s.nCPU = hp.nLayer
+	if o.GPULayers > 0 {
+		if err := s.startOffload(); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }
@@ -128,13 +153,28 @@ func (s *session) SeqLen(seq int) int {
 	return s.cache.Len(seq)
 }
 func (s *session) Truncate(seq, pos int) error { return s.cache.Truncate(seq, pos) }
-func (s *session) Fork(src, dst, n int) error  { return s.cache.Fork(src, dst, n) }
-func (s *session) NumOutputs() int             { return len(s.outIdx) }
+func (s *session) Fork(src, dst, n int) error {
+	if err := s.cache.Fork(src, dst, n); err != nil {
+		return err
+	}
+	if s.gpu != nil && src != dst {
+		s.gpu.Invalidate(dst) // its copied last page may reuse a page the device holds other rows in
+	}
+	return nil
+}
+func (s *session) NumOutputs() int { return len(s.outIdx) }
 
+// Logits returns nil after DecodeEmbeddings, which computes none.
 func (s *session) Logits(k int) []float32 {
+	if s.embedOnly {
+		return nil
+	}
 	nv := s.m.hp.nVocab
 	return s.logits[k*nv : (k+1)*nv]
 }
+
+// Tapped returns batch token i's captured taps (engine.Tapper).
+func (s *session) Tapped(i int) []float32 { return s.taps.Row(i) }
 
 func (s *session) Hidden(layer, k int) []float32 {
 	h, ok := s.hidden[layer]
@@ -150,17 +190,35 @@ func (s *session) validate(b *engine.Batch) error {
 }
 
 // Decode runs the batch through the network.
-func (s *session) Decode(b *engine.Batch) error {
+func (s *session) Decode(b *engine.Batch) error { return s.decode(b, false) }
+
+// DecodeEmbeddings runs the batch like Decode but skips the output head:
+// the outputs are the final normalised hidden states (engine.Embedder).
+func (s *session) DecodeEmbeddings(b *engine.Batch) error { return s.decode(b, true) }
+
+// Embedding returns the k-th output's final normalised hidden state after
+// DecodeEmbeddings: row k of xn, where the output head left it.
+func (s *session) Embedding(k int) []float32 {
+	if !s.embedOnly || k < 0 || k >= len(s.outIdx) {
+		return nil
+	}
+	return s.row(s.xn, k, s.m.hp.nEmbd)
+}
+
+func (s *session) decode(b *engine.Batch, embedOnly bool) error {
 	if err := s.validate(b); err != nil {
 		return err
 	}
+	s.embedOnly = embedOnly
 	s.outIdx = s.outIdx[:0]
 	for i, o := range b.Output {
 		if o {
 			s.outIdx = append(s.outIdx, i)
 		}
 	}
-	s.forward(b)
+	if err := s.forward(b); err != nil {
+		return err
+	}
 	for seq, n := range s.nextPos {
 		s.cache.SetLen(seq, n)
 	}

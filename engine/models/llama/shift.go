@@ -76,6 +76,9 @@ func (s *session) Shift(seq, keep, drop int) error {
 		}
 	}
 	c.SetLen(seq, keep+moved)
+	if s.gpu != nil {
+		s.gpu.Invalidate(seq)
+	}
 	return nil
 }
 

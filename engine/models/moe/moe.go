@@ -1,7 +1,8 @@
 // Package moe is the mixture-of-experts feed-forward shared by the model
 // packages (qwen3moe in llama, qwen35moe and qwen3next in qwen35): softmax
-// routing over all experts, the top k renormalised to sum 1 (times
-// expert_weights_scale when the file has one), SwiGLU experts whose
+// routing over all experts, the top k renormalised to sum 1 unless the
+// architecture keeps them raw (times expert_weights_scale when the file
+// has one), SwiGLU experts whose
 // matrices are slices of the 3-D expert tensors used in place in the mmap,
 // each evaluated only on the tokens routed to it. Shared experts are the
 // caller's (they differ per architecture).
@@ -18,6 +19,9 @@ import (
 type Shape struct {
 	NEmbd, NExpert, NUsed, NFFExp int
 	WeightsScale                  float32 // 0: absent (no scaling)
+	// Unnormalised keeps the top-k softmax weights as they are instead of
+	// renormalising them to sum 1 (llada-moe).
+	Unnormalised bool
 }
 
 // ReadShape reads {arch}.expert_count, expert_used_count,

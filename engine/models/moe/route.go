@@ -26,7 +26,9 @@ func (s *Scratch) route(e *Weights, xn []float32, n int) {
 		}
 		sum = max(sum, 6.103515625e-5) // ggml clamps the sum before dividing
 		for j := range wts {
-			wts[j] /= sum
+			if !s.sh.Unnormalised {
+				wts[j] /= sum
+			}
 			if s.sh.WeightsScale != 0 {
 				wts[j] *= s.sh.WeightsScale
 			}

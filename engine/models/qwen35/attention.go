@@ -34,7 +34,7 @@ func (s *session) attention(a *attnWeights, b *engine.Batch) {
 		}
 		s.cache.Store(a.index, int(b.Seq[i]), int(b.Pos[i]), k, row(s.buf.v, i, kvDim))
 	}
-	engine.AttendBatch(s.pool, s.buf.attnOut, s.buf.q, b.Seq, b.Pos, s.cache, a.index, s.shape, s.attn)
+	engine.AttendTree(s.pool, s.buf.attnOut, s.buf.q, b.Seq, b.Pos, b.Parent, s.cache, a.index, s.shape, s.attn)
 	for i := range n {
 		qg, out := row(s.buf.qg, i, 2*qDim), row(s.buf.attnOut, i, qDim)
 		for h := range hp.nHead {

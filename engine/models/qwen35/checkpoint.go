@@ -83,7 +83,7 @@ func (r *recurrent) newestCkpt(seq, pos int) (c, at int) {
 func (p *batchPlan) planCheckpoint(ri int, rs *recurrent, every int, b *engine.Batch) {
 	r := &p.runs[ri]
 	r.ckptAt, r.ckptEnd = -1, false
-	if rs.nCkpt == 0 || r.n < 2 {
+	if rs.nCkpt == 0 || r.n < 2 || r.tree {
 		return
 	}
 	end := r.start + r.n

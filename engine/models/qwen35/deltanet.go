@@ -88,6 +88,9 @@ func (s *session) convRun(d *deltaWeights, ri int) {
 			}
 			copy(s.rs.row(r.seq, d.index, l-r.first), x)
 		}
+		if r.tree && s.parent[i] >= 0 {
+			s.treeWindow(d, ri, i, state)
+		}
 		kernels.ConvSiLUStep(row(s.buf.conv, i, hp.convDim), state, x, d.convW, hp.convK)
 		s.snapConv(d, ri, r.start+t+1, state)
 	}

@@ -86,11 +86,14 @@ func (l *layer) matrices() []*engine.Matrix {
 // package.
 func (s *session) forward(b *engine.Batch) {
 	hp := &s.m.hp
+	s.ropePos = b.RopePositions(s.ropePos)
 	for i, tok := range b.Tokens {
 		s.m.tokEmbd.DequantizeRow(row(s.buf.x, i, hp.nEmbd), int(tok))
-		kernels.RopeCache(row(s.buf.rope, i, hp.rope.NRot), int(b.Pos[i]), &hp.rope)
+		kernels.RopeCache(row(s.buf.rope, i, hp.rope.NRot), int(s.ropePos[i]), &hp.rope)
 	}
 	n := b.Len()
+	s.taps.Begin(n)
+	s.taps.Capture(engine.LayerInput(0), s.buf.x)
 	for il := range s.m.layers {
 		l := &s.m.layers[il]
 		s.normRows(s.buf.x, l.attnNorm, n)
@@ -108,6 +111,7 @@ func (s *session) forward(b *engine.Batch) {
 		}
 		s.addResidual(n)
 		s.capture(il)
+		s.taps.Capture(engine.LayerOutput(il), s.buf.x)
 	}
 	s.outputHead()
 }
@@ -176,11 +180,11 @@ func (s *session) copyOutputs(key int, buf []float32) {
 }
 
 // outputHead normalises the output tokens into rows 0..k of xn and
-// computes their logits with one matrix product over those rows.
+// computes their logits with one matrix product over those rows (none for
+// DecodeEmbeddings, which reads the normalised rows).
 func (s *session) outputHead() {
 	hp := &s.m.hp
 	nOut := len(s.outIdx)
-	s.logits = grow(s.logits, nOut*hp.nVocab)
 	wantFinal := false
 	for _, l := range s.opts.CaptureLayers {
 		wantFinal = wantFinal || l == -1
@@ -196,6 +200,10 @@ func (s *session) outputHead() {
 	if wantFinal {
 		s.copyOutputs(-1, s.buf.x)
 	}
+	if s.embedOnly {
+		return
+	}
+	s.logits = grow(s.logits, nOut*hp.nVocab)
 	if nOut > 0 {
 		s.project(s.m.output, s.logits, s.buf.xn, nOut, true)
 	}

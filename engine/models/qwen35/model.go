@@ -109,3 +109,7 @@ func load(f *gguf.File, v variant) (*Model, error) {
 	m.info.FileType = engine.FileTypeSummary(f)
 	return m, nil
 }
+
+// SharedHead returns the token embeddings and the output head
+// (engine.HeadSharer), which a DFlash drafter borrows.
+func (m *Model) SharedHead() (embeddings, output *engine.Matrix) { return m.tokEmbd, m.output }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/waggle-llm/waggle/engine"
+	"github.com/waggle-llm/waggle/internal/golden"
 )
 
 // TestParityBatchFlash is TestParityBatch with flash attention on
@@ -16,7 +17,7 @@ func TestParityBatchFlash(t *testing.T) {
 	pm := parityModels[0]
 	l := loadModel(t, pm.stem+".gguf")
 	g := loadGolden(t, pm.stem)
-	var st stats
+	var st golden.Stats
 	differs := false
 	for _, c := range g.Cases {
 		s := newSession(t, l, engine.SessionOptions{FlashAttn: true})
@@ -24,7 +25,7 @@ func TestParityBatchFlash(t *testing.T) {
 			t.Fatal("session options lost FlashAttn")
 		}
 		decode(t, s, 0, c.Tokens, 0)
-		st.add(&c, s.Logits, pm.max)
+		st.Add(&c, s.Logits, pm.max)
 		exact := newSession(t, l, engine.SessionOptions{})
 		decode(t, exact, 0, c.Tokens, 0)
 		for i := range c.Tokens {
@@ -34,5 +35,5 @@ func TestParityBatchFlash(t *testing.T) {
 	if !differs {
 		t.Error("flash logits are the exact path's bit for bit: the session did not run the flash path")
 	}
-	st.check(t, "one batch, flash", pm)
+	checkStats(t, &st, "one batch, flash", pm)
 }

@@ -19,6 +19,9 @@ type run struct {
 	// taken (-1: none); ckptEnd saves one after the run (checkpoint.go).
 	ckptAt, ckptC int
 	ckptEnd       bool
+	// tree marks a run holding tree nodes (engine.Batch.Parent): its
+	// tokens see the recurrent state of their own path (tree.go).
+	tree bool
 	// chunked is how many leading tokens go through the chunked delta
 	// rule: whole kernels.DeltaChunkSize chunks that end at or before the
 	// first snapshot, so every snapshot length sits on a token boundary the
@@ -33,6 +36,7 @@ type batchPlan struct {
 	depth  int
 	runs   []run
 	order  []int // batch indices, grouped by run, in batch order within a run
+	rank   []int // batch index → its index within its run
 	seqRun []int // sequence → run index, or -1
 	slots  []int // per run, depth slot numbers indexed by length-first
 	fill   []int // per run: next free index of order while grouping
@@ -43,6 +47,7 @@ func newBatchPlan(nSeq, nBatch, depth int) batchPlan {
 		depth:  depth,
 		runs:   make([]run, 0, min(nSeq, nBatch)),
 		order:  make([]int, nBatch),
+		rank:   make([]int, nBatch),
 		seqRun: make([]int, nSeq),
 		slots:  make([]int, min(nSeq, nBatch)*depth),
 		fill:   make([]int, min(nSeq, nBatch)),
@@ -80,8 +85,12 @@ func (p *batchPlan) build(b *engine.Batch, c *kvcache.Cache, rs *recurrent, ever
 	}
 	for i, sq := range b.Seq {
 		ri := p.seqRun[sq]
+		p.rank[i] = p.fill[ri] - p.runs[ri].off
 		p.order[p.fill[ri]] = i
 		p.fill[ri]++
+		if b.IsTree() && b.Parent[i] >= 0 {
+			p.runs[ri].tree = true
+		}
 	}
 	for ri := range p.runs {
 		p.planSnapshots(ri, rs)

@@ -25,6 +25,7 @@ type deltaTask struct {
 // layout) plus the kernel's own scratch.
 type deltaWorker struct {
 	q, k, v, out, g, beta, scratch []float32
+	path                           []int // a tree node's path (tree.go)
 }
 
 func (t *deltaTask) init(s *session, threads int) {
@@ -38,6 +39,7 @@ func (t *deltaTask) init(s *session, threads int) {
 			v: make([]float32, c*hp.dv), out: make([]float32, c*hp.dv),
 			g: make([]float32, c), beta: make([]float32, c),
 			scratch: make([]float32, kernels.DeltaChunkScratchLen(hp.dv)),
+			path:    make([]int, 0, s.opts.NBatch),
 		}
 	}
 }
@@ -98,6 +100,9 @@ func (t *deltaTask) head(w *deltaWorker, ri, h int) {
 		t.snapHead(ri, h, r.start+c0+kernels.DeltaChunkSize, state)
 	}
 	for j, i := range toks[r.chunked:] {
+		if r.tree && s.parent[i] >= 0 && (j == 0 || int(s.parent[i]) != toks[r.chunked+j-1]) {
+			t.treeState(w, ri, h, i, state)
+		}
 		c := row(s.buf.conv, i, hp.convDim)
 		kernels.GatedDeltaStep(state, c[qOff:qOff+hp.dk], c[kOff:kOff+hp.dk], c[vOff:vOff+hp.dv],
 			row(s.buf.o, i, hp.innerDim)[h*hp.dv:(h+1)*hp.dv],

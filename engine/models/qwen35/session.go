@@ -39,9 +39,15 @@ type session struct {
 	redo engine.Batch // re-decoding from a checkpoint
 
 	nextPos []int
+	ropePos []int32 // per batch token: its rotary position (Batch.RopePositions)
+	parent  []int32 // the batch's Parent during a forward pass (tree.go)
 	outIdx  []int
 	logits  []float32
 	hidden  map[int][]float32
+	taps    *engine.TapBuffer // SessionOptions.Taps, every token
+	// embedOnly makes the output head stop after the final norm (rows
+	// 0..NumOutputs of buf.xn): DecodeEmbeddings sets it for one batch.
+	embedOnly bool
 }
 
 // defaultCtx bounds the default context when the caller gives none.
@@ -90,6 +96,9 @@ func (m *Model) NewSession(o engine.SessionOptions) (engine.Session, error) {
 // NewSessionWith is NewSession with explicit hybrid-model options.
 func (m *Model) NewSessionWith(o engine.SessionOptions, h Options) (engine.Session, error) {
 	hp := &m.hp
+	if err := engine.RefuseOffload("qwen35", o); err != nil {
+		return nil, err
+	}
 	if err := m.defaults(&o); err != nil {
 		return nil, err
 	}
@@ -104,6 +113,10 @@ func (m *Model) NewSessionWith(o engine.SessionOptions, h Options) (engine.Sessi
 	}
 	if h.CtxCheckpoints < 0 || h.CtxCheckpoints > 1024 {
 		return nil, fmt.Errorf("qwen35: %d context checkpoints out of range [0, 1024]", h.CtxCheckpoints)
+	}
+	taps, err := engine.NewTapBuffer(o.Taps, hp.nLayer, hp.nEmbd, o.NBatch)
+	if err != nil {
+		return nil, err
 	}
 	kvDim := hp.nHeadKV * hp.headDim
 	cache, err := kvcache.New(kvcache.Options{NLayer: m.nAttn, NKV: kvDim, HeadDim: hp.headDim, NCtx: o.NCtx, NSeq: o.NSeq,
@@ -122,9 +135,11 @@ func (m *Model) NewSessionWith(o engine.SessionOptions, h Options) (engine.Sessi
 		buf:     newBuffers(m, o.NBatch),
 		plan:    newBatchPlan(o.NSeq, o.NBatch, h.Depth),
 		nextPos: make([]int, o.NSeq),
+		ropePos: make([]int32, 0, o.NBatch),
 		gen:     make([]uint64, o.NSeq),
 		outIdx:  make([]int, 0, o.NBatch),
 		hidden:  map[int][]float32{},
+		taps:    taps,
 	}
 	s.delta.init(s, pool.Threads())
 	s.replayT.s = s
@@ -177,10 +192,17 @@ func (s *session) SeqLen(seq int) int {
 	return s.cache.Len(seq)
 }
 
+// Logits returns nil after DecodeEmbeddings, which computes none.
 func (s *session) Logits(k int) []float32 {
+	if s.embedOnly {
+		return nil
+	}
 	nv := s.m.hp.nVocab
 	return s.logits[k*nv : (k+1)*nv]
 }
+
+// Tapped returns batch token i's captured taps (engine.Tapper).
+func (s *session) Tapped(i int) []float32 { return s.taps.Row(i) }
 
 func (s *session) Hidden(layer, k int) []float32 {
 	h, ok := s.hidden[layer]
@@ -285,10 +307,29 @@ func (s *session) validate(b *engine.Batch) error {
 }
 
 // Decode runs the batch through the network.
-func (s *session) Decode(b *engine.Batch) error {
+func (s *session) Decode(b *engine.Batch) error { return s.decode(b, false) }
+
+// DecodeEmbeddings runs the batch like Decode but skips the output head:
+// the outputs are the final normalised hidden states (engine.Embedder).
+func (s *session) DecodeEmbeddings(b *engine.Batch) error { return s.decode(b, true) }
+
+// Embedding returns the k-th output's final normalised hidden state after
+// DecodeEmbeddings: row k of buf.xn, where the output head left it.
+func (s *session) Embedding(k int) []float32 {
+	if !s.embedOnly || k < 0 || k >= len(s.outIdx) {
+		return nil
+	}
+	return row(s.buf.xn, k, s.m.hp.nEmbd)
+}
+
+func (s *session) decode(b *engine.Batch, embedOnly bool) error {
+	if err := s.checkTree(b); err != nil {
+		return err
+	}
 	if err := s.validate(b); err != nil {
 		return err
 	}
+	s.embedOnly = embedOnly
 	s.outIdx = s.outIdx[:0]
 	for i, o := range b.Output {
 		if o {
@@ -301,7 +342,9 @@ func (s *session) Decode(b *engine.Batch) error {
 			s.hist[int(b.Seq[i])*s.opts.NCtx+int(b.Pos[i])] = tok
 		}
 	}
+	s.parent = b.Parent
 	s.forward(b)
+	s.parent = nil
 	s.saveEndCheckpoints()
 	for seq, n := range s.nextPos {
 		s.cache.SetLen(seq, n)

@@ -1,0 +1,6 @@
+package main
+
+// devicesCmd is `waggle devices` (llama.cpp's --list-devices).
+type devicesCmd struct{}
+
+func (devicesCmd) Run() error { return listDevices() }
