@@ -1,8 +1,10 @@
 package server
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,19 +22,23 @@ var errShutdown = errors.New("the server is shutting down")
 // scheduler owns the Session: it assigns queued tasks to slots and runs
 // the batched decode steps. Nothing else touches the Session.
 type scheduler struct {
-	sess    engine.Session
-	tok     Tokenizer
-	nCtx    int
-	nVocab  int
-	step    int // tokens per Decode
-	queue   chan *task
-	slots   []*slot
-	batch   engine.Batch
-	outs    []*slot
-	stopCh  chan struct{}
-	stopped sync.Once
-	done    chan struct{}
-	metrics *metrics
+	sess   engine.Session
+	tok    Tokenizer
+	nCtx   int
+	nVocab int
+	step   int // tokens per Decode
+	queue  chan *task
+	slots  []*slot
+	batch  engine.Batch
+	outs   []*slot
+	pend   []*slot // promptOrder's result
+	// admissions counts tasks assigned to slots; a slot's admitted is the
+	// count when its task started (the prompt order).
+	admissions uint64
+	stopCh     chan struct{}
+	stopped    sync.Once
+	done       chan struct{}
+	metrics    *metrics
 	// sp runs the speculative slots (nil: the server does not speculate).
 	sp        *spec.Speculator
 	specSlots []*spec.Slot
@@ -203,6 +209,8 @@ func (s *scheduler) assign(t *task) {
 		_ = s.sess.Truncate(best.id, 0)
 	}
 	best.start(t, keep)
+	s.admissions++
+	best.admitted = s.admissions
 	s.metrics.slotStarted()
 }
 
@@ -308,8 +316,13 @@ func (s *scheduler) cycle() {
 }
 
 // decodeStep builds one batch, one token for every generating slot first
-// (so streams keep flowing), then prompt chunks up to the step size, and
-// samples every slot that produced an output.
+// (so streams keep flowing), then prompt chunks up to the step size,
+// oldest admission first (a prompt waits only for those admitted before
+// it, whatever slot it landed in), and samples every slot that produced an
+// output. All waiting prompts that fit share the step, as llama-server
+// batches them: slots admitted together read their prompts together and
+// then decode in step, so no later prompt step stalls their decoding
+// (server/sim_test.go measures the alternatives).
 func (s *scheduler) decodeStep() {
 	s.batch.Reset()
 	s.outs = s.outs[:0]
@@ -321,12 +334,9 @@ func (s *scheduler) decodeStep() {
 		}
 	}
 	budget := s.step - s.batch.Len()
-	for _, sl := range s.slots {
+	for _, sl := range s.promptOrder() {
 		if budget <= 0 {
 			break
-		}
-		if sl.t == nil || sl.generating || sl.specOn || sl.t.embed != nil {
-			continue
 		}
 		n := min(budget, len(sl.pending))
 		for i, tok := range sl.pending[:n] {
@@ -361,6 +371,19 @@ func (s *scheduler) decodeStep() {
 
 // decodeFailed ends every task in the failed batch and forgets the slots'
 // caches, whose state is now unknown.
+// promptOrder lists the slots still reading their prompts (embedding
+// tasks have their own batch), oldest admission first.
+func (s *scheduler) promptOrder() []*slot {
+	s.pend = s.pend[:0]
+	for _, sl := range s.slots {
+		if sl.t != nil && !sl.generating && !sl.specOn && sl.t.embed == nil {
+			s.pend = append(s.pend, sl)
+		}
+	}
+	slices.SortFunc(s.pend, func(a, b *slot) int { return cmp.Compare(a.admitted, b.admitted) })
+	return s.pend
+}
+
 func (s *scheduler) decodeFailed(err error) {
 	for _, sl := range s.slots {
 		if sl.t == nil {

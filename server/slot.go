@@ -17,6 +17,7 @@ type slot struct {
 	lastUsed time.Time
 
 	t          *task
+	admitted   uint64  // admission number of t (prompts are read oldest first)
 	pending    []int32 // prompt tokens still to evaluate
 	generating bool
 	last       int32 // sampled, not yet evaluated

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/waggle-llm/waggle/engine"
 	_ "github.com/waggle-llm/waggle/engine/models/dream"
+	_ "github.com/waggle-llm/waggle/engine/models/llama"
 	"github.com/waggle-llm/waggle/gguf"
 	"github.com/waggle-llm/waggle/internal/testenv"
 )
@@ -22,7 +24,7 @@ func TestTinyMatchesLlamaQuantizeLayout(t *testing.T) {
 	}
 	defer ref.Close()
 	out := filepath.Join(t.TempDir(), "tiny.gguf")
-	if err := run("tiny", "Q4_K_M", out, testenv.TestdataDir(t), 7, 2); err != nil {
+	if err := run("tiny", "Q4_K_M", out, testenv.TestdataDir(t), 7, 2, 0); err != nil {
 		t.Fatal(err)
 	}
 	got, err := gguf.Open(out)
@@ -62,7 +64,7 @@ func TestDeterministic(t *testing.T) {
 		seed    uint64
 		threads int
 	}{{1, 1}, {1, 2}, {2, 2}} {
-		if err := run("tiny", "q4_0", files[i], td, cfg.seed, cfg.threads); err != nil {
+		if err := run("tiny", "q4_0", files[i], td, cfg.seed, cfg.threads, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -85,7 +87,7 @@ func TestDreamShapeLoads(t *testing.T) {
 	td := testenv.TestdataDir(t)
 	testenv.Require(t, filepath.Join(td, "tokenizer", "ggml-vocab-qwen2.gguf"))
 	out := filepath.Join(t.TempDir(), "dream.gguf")
-	if err := run("dream-tiny", "q8_0", out, td, 1, 2); err != nil {
+	if err := run("dream-tiny", "q8_0", out, td, 1, 2, 0); err != nil {
 		t.Fatal(err)
 	}
 	l, err := engine.LoadFile(out)
@@ -117,5 +119,48 @@ func TestDreamShapeLoads(t *testing.T) {
 	})
 	if err != nil || rows != 3 {
 		t.Fatalf("denoise: %v, %d rows", err, rows)
+	}
+}
+
+// TestTinyMoELoadsCut generates the qwen3moe test shape cut to one layer
+// and decodes with it: the expert tensors' 3-D layout, the metadata the
+// loader requires (expert counts, key_length) and -layers all hold.
+func TestTinyMoELoadsCut(t *testing.T) {
+	td := testenv.TestdataDir(t)
+	testenv.Require(t, filepath.Join(td, "tokenizer", "ggml-vocab-qwen2.gguf"))
+	out := filepath.Join(t.TempDir(), "moe.gguf")
+	if err := run("tiny-moe", "q8_0", out, td, 3, 2, 1); err != nil {
+		t.Fatal(err)
+	}
+	l, err := engine.LoadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if n, _ := l.File.Uint("qwen3moe.block_count"); n != 1 {
+		t.Fatalf("block_count %d, want 1 (cut by -layers)", n)
+	}
+	if _, ok := l.File.Tensor("output.weight"); !ok {
+		t.Fatal("no output.weight: the shape's output head is untied")
+	}
+	ex, ok := l.File.Tensor("blk.0.ffn_down_exps.weight")
+	if !ok || len(ex.Dims) != 3 || ex.Dims[0] != 128 || ex.Dims[1] != 256 || ex.Dims[2] != 16 {
+		t.Fatalf("ffn_down_exps: %+v", ex)
+	}
+	sess, err := l.Model.NewSession(engine.SessionOptions{NCtx: 64, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b engine.Batch
+	for i, tok := range []int32{9707, 11, 1879} {
+		b.Add(tok, int32(i), 0, i == 2)
+	}
+	if err := sess.Decode(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range sess.Logits(0) {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			t.Fatal("non-finite logit")
+		}
 	}
 }

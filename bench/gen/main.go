@@ -1,8 +1,14 @@
 // Command gen writes synthetic GGUF models with the shapes of real ones
-// (Llama-3.2-1B, Qwen2.5-0.5B, Qwen3.5-0.8B) and random weights, for speed comparisons
+// (Llama-3.2-1B, Qwen2.5-0.5B, Qwen3.5-0.8B, Qwen3-30B-A3B) and random weights, for speed comparisons
 // with llama.cpp where the real weights cannot be downloaded:
 //
 //	go run ./bench/gen -shape llama3.2-1b -type q4_0 -o /work/bench-models/synth-llama3.2-1b-q4_0.gguf
+//
+// -layers keeps only the first N layers of a shape (every layer's shape
+// unchanged): Qwen3-30B-A3B with all 128 experts does not fit in memory
+// at 48 layers on a small machine, and a cut model still measures the
+// per-layer work of the real one (the output head's share of a token's
+// cost grows as layers are cut).
 //
 // The weights are deterministic from -seed (each row has its own PCG stream,
 // so the output does not depend on -threads), drawn with the recipe of the
@@ -29,14 +35,15 @@ import (
 )
 
 func main() {
-	shapeName := flag.String("shape", "llama3.2-1b", "model shape: llama3.2-1b, qwen2.5-0.5b, qwen3.5-0.8b, dream-0.5b (or tiny)")
+	shapeName := flag.String("shape", "llama3.2-1b", "model shape: llama3.2-1b, qwen2.5-0.5b, qwen3.5-0.8b, qwen3-30b-a3b, dream-0.5b (or tiny, tiny-moe)")
+	layers := flag.Int("layers", 0, "keep only the first N layers (0: the shape's count)")
 	typeName := flag.String("type", "q4_0", "file type: f16, q8_0, q4_0, q4_k_m (any llama-quantize type waggle writes)")
 	out := flag.String("o", "", "output file (required)")
 	seed := flag.Uint64("seed", 1, "random seed")
 	threads := flag.Int("threads", 0, "worker threads (0: all cores)")
 	testdata := flag.String("testdata", defaultTestdata(), "shared testdata folder holding tokenizer/ggml-vocab-*.gguf")
 	flag.Parse()
-	if err := run(*shapeName, *typeName, *out, *testdata, *seed, *threads); err != nil {
+	if err := run(*shapeName, *typeName, *out, *testdata, *seed, *threads, *layers); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
@@ -50,7 +57,7 @@ func defaultTestdata() string {
 	return filepath.Join("..", "shared", "testdata")
 }
 
-func run(shapeName, typeName, out, testdata string, seed uint64, threads int) (err error) {
+func run(shapeName, typeName, out, testdata string, seed uint64, threads, layers int) (err error) {
 	if out == "" {
 		return fmt.Errorf("-o is required")
 	}
@@ -58,6 +65,15 @@ func run(shapeName, typeName, out, testdata string, seed uint64, threads int) (e
 	if err != nil {
 		return err
 	}
+	if layers < 0 || layers > s.nLayer || (s.hybrid != nil && layers%s.hybrid.interval != 0) {
+		return fmt.Errorf("-layers %d: want 0 (all) or 1..%d (for a hybrid shape, a multiple of its full-attention interval)", layers, s.nLayer)
+	}
+	cut := *s
+	if layers > 0 && layers != s.nLayer {
+		cut.nLayer = layers
+		cut.name = fmt.Sprintf("%s-%dl", s.name, layers)
+	}
+	s = &cut
 	ft, err := quantize.ParseFileType(typeName)
 	if err != nil {
 		return err
@@ -100,7 +116,11 @@ func write(f *os.File, s *shape, ft quantize.FileType, seed uint64, threads, nVo
 		names = append(names, t.name)
 	}
 	quantize.SortTensors(names)
-	pol := quantize.NewPolicy(ft, false, quantize.ModelShape{Arch: s.arch, NLayer: s.nLayer, NHead: s.nHead, NHeadKV: s.nHeadKV, Names: names})
+	nExpert := 0
+	if s.moe != nil {
+		nExpert = s.moe.nExpert
+	}
+	pol := quantize.NewPolicy(ft, false, quantize.ModelShape{Arch: s.arch, NLayer: s.nLayer, NHead: s.nHead, NHeadKV: s.nHeadKV, NExpert: nExpert, Names: names})
 	plan := make([]quantize.OutTensor, len(names))
 	for i, n := range names {
 		typ, err := pol.Type(n, byName[n].dims, gguf.TypeF32)
@@ -115,8 +135,8 @@ func write(f *os.File, s *shape, ft quantize.FileType, seed uint64, threads, nVo
 		t := byName[plan[i].Name]
 		fmt.Fprintf(os.Stderr, "[%3d/%3d] %-28s %-16v %v\n", i+1, len(plan), t.name, t.dims, plan[i].Type)
 		cols, rows := int(t.dims[0]), 1
-		if len(t.dims) > 1 {
-			rows = int(t.dims[1])
+		for _, d := range t.dims[1:] {
+			rows *= int(d) // a 3-D expert tensor is n_expert × n_out rows
 		}
 		key := tensorKey(seed, t.name)
 		return quantize.EncodeRows(w, plan[i].Type, cols, rows, threads, func(r int, dst []float32) {

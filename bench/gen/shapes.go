@@ -23,12 +23,22 @@ type shape struct {
 	ctx       int
 	qkvBias   bool
 	vocabFile string // under the shared testdata/tokenizer folder
+	headDim   int    // attention.key_length when it is not nEmbd/nHead (0: nEmbd/nHead)
+	untied    bool   // a separate output.weight instead of the tied token_embd
 	// maskToken, when not 0, is a diffusion model's mask token: that id of
 	// the vocabulary becomes the control token <|mask|> and
 	// tokenizer.ggml.mask_token_id points at it.
 	maskToken int
 
 	hybrid *hybridShape // qwen35 only: the Gated DeltaNet layout
+	moe    *moeShape    // qwen3moe only: routed experts in every layer
+}
+
+// moeShape is what a qwen3moe shape adds: per-head q/k norms and, in
+// place of the dense feed-forward, a router over nExpert SwiGLU experts
+// of width nFFExp of which nUsed run per token (no shared expert).
+type moeShape struct {
+	nExpert, nUsed, nFFExp int
 }
 
 // hybridShape is what a qwen35 (Qwen3.5 hybrid) shape adds: gated full
@@ -66,6 +76,17 @@ var shapes = []shape{
 		ropeBase: 1e7, eps: 1e-6, ctx: 262144, vocabFile: "ggml-vocab-qwen2.gguf",
 		hybrid: &hybridShape{headDim: 256, interval: 4, nRot: 64, sections: [4]int{11, 11, 10, 0},
 			convK: 4, dk: 128, hk: 16, hv: 16, vocabSize: 248320}},
+	// qwen3-30b-a3b: Qwen3-30B-A3B's published config (HF
+	// Qwen/Qwen3-30B-A3B config.json, as recalled): hidden 2048, 48
+	// layers, 32 heads and 4 KV heads of 128 (head_dim is not
+	// hidden/heads), q/k RMS norms, 128 experts of width 768 with 8 used
+	// per token and no shared expert, rope theta 1e6, untied output,
+	// vocabulary 151936 (the Qwen2 BPE file has exactly that many
+	// tokens). Its Q4_K_M file is about 17 GiB; gen's -layers cuts it to
+	// fit in memory with every expert kept.
+	{name: "qwen3-30b-a3b", arch: "qwen3moe", nEmbd: 2048, nLayer: 48, nHead: 32, nHeadKV: 4, nFF: 6144,
+		ropeBase: 1e6, eps: 1e-6, ctx: 40960, vocabFile: "ggml-vocab-qwen2.gguf", headDim: 128, untied: true,
+		moe: &moeShape{nExpert: 128, nUsed: 8, nFFExp: 768}},
 	// dream-0.5b: llama.cpp's dream architecture (the Qwen2 tensors, NEOX
 	// rotary, bidirectional attention, predictions shifted by one) at
 	// Qwen2.5-0.5B's size (Dream itself is published at 7B only), with
@@ -79,6 +100,10 @@ var shapes = []shape{
 	// tiny is for tests of this program: the llama3.2-1b layout, small.
 	{name: "tiny", arch: "llama", nEmbd: 256, nLayer: 2, nHead: 4, nHeadKV: 1, nFF: 768,
 		ropeBase: 500000, eps: 1e-5, ctx: 2048, vocabFile: "ggml-vocab-llama-bpe.gguf"},
+	// tiny-moe is for tests of this program: the qwen3-30b-a3b layout, small.
+	{name: "tiny-moe", arch: "qwen3moe", nEmbd: 256, nLayer: 2, nHead: 4, nHeadKV: 2, nFF: 768,
+		ropeBase: 1e6, eps: 1e-6, ctx: 2048, vocabFile: "ggml-vocab-qwen2.gguf", headDim: 128, untied: true,
+		moe: &moeShape{nExpert: 16, nUsed: 4, nFFExp: 128}},
 }
 
 func lookupShape(name string) (*shape, error) {
@@ -116,8 +141,8 @@ func (s *shape) tensors(nVocab int) []genTensor {
 	if s.hybrid != nil {
 		return s.hybridTensors()
 	}
-	e, hd := int64(s.nEmbd), int64(s.nEmbd/s.nHead)
-	kv, ff := hd*int64(s.nHeadKV), int64(s.nFF)
+	e, hd := int64(s.nEmbd), int64(s.headSize())
+	q, kv, ff := hd*int64(s.nHead), hd*int64(s.nHeadKV), int64(s.nFF)
 	norm := dist{1, 0.1}
 	mat := func(name string, in, out int64) genTensor {
 		return genTensor{name, []int64{in, out}, dist{0, 1 / sqrt(float64(in))}}
@@ -126,14 +151,21 @@ func (s *shape) tensors(nVocab int) []genTensor {
 		{"token_embd.weight", []int64{e, int64(nVocab)}, dist{0, 4 / sqrt(float64(e))}},
 		{"output_norm.weight", []int64{e}, norm},
 	}
+	if s.untied {
+		ts = append(ts, mat("output.weight", e, int64(nVocab)))
+	}
 	for l := 0; l < s.nLayer; l++ {
 		p := fmt.Sprintf("blk.%d.", l)
 		ts = append(ts,
 			genTensor{p + "attn_norm.weight", []int64{e}, norm},
-			mat(p+"attn_q.weight", e, e), mat(p+"attn_k.weight", e, kv), mat(p+"attn_v.weight", e, kv),
-			mat(p+"attn_output.weight", e, e),
-			genTensor{p + "ffn_norm.weight", []int64{e}, norm},
-			mat(p+"ffn_gate.weight", e, ff), mat(p+"ffn_up.weight", e, ff), mat(p+"ffn_down.weight", ff, e))
+			mat(p+"attn_q.weight", e, q), mat(p+"attn_k.weight", e, kv), mat(p+"attn_v.weight", e, kv),
+			mat(p+"attn_output.weight", q, e),
+			genTensor{p + "ffn_norm.weight", []int64{e}, norm})
+		if s.moe != nil {
+			ts = append(ts, s.moeTensors(p)...)
+		} else {
+			ts = append(ts, mat(p+"ffn_gate.weight", e, ff), mat(p+"ffn_up.weight", e, ff), mat(p+"ffn_down.weight", ff, e))
+		}
 		if s.qkvBias {
 			ts = append(ts, genTensor{p + "attn_q.bias", []int64{e}, dist{0, 0.2}},
 				genTensor{p + "attn_k.bias", []int64{kv}, dist{0, 0.5}},
@@ -141,6 +173,32 @@ func (s *shape) tensors(nVocab int) []genTensor {
 		}
 	}
 	return ts
+}
+
+// headSize is the attention head size: headDim, or nEmbd/nHead.
+func (s *shape) headSize() int {
+	if s.headDim > 0 {
+		return s.headDim
+	}
+	return s.nEmbd / s.nHead
+}
+
+// moeTensors are one qwen3moe layer's q/k norms, router and experts
+// (llama.cpp's names and layouts: ffn_{gate,up}_exps [n_embd, n_ff_exp,
+// n_expert], ffn_down_exps [n_ff_exp, n_embd, n_expert]); matrices ~
+// N(0, 1/fan_in), the router too.
+func (s *shape) moeTensors(p string) []genTensor {
+	e, hd := int64(s.nEmbd), int64(s.headSize())
+	x, ff := int64(s.moe.nExpert), int64(s.moe.nFFExp)
+	w := func(in int64) dist { return dist{0, 1 / sqrt(float64(in))} }
+	return []genTensor{
+		{p + "attn_q_norm.weight", []int64{hd}, dist{1, 0.1}},
+		{p + "attn_k_norm.weight", []int64{hd}, dist{1, 0.1}},
+		{p + "ffn_gate_inp.weight", []int64{e, x}, w(e)},
+		{p + "ffn_gate_exps.weight", []int64{e, ff, x}, w(e)},
+		{p + "ffn_up_exps.weight", []int64{e, ff, x}, w(e)},
+		{p + "ffn_down_exps.weight", []int64{ff, e, x}, w(ff)},
+	}
 }
 
 // metadata returns the model's hyper-parameters followed by every
@@ -161,6 +219,15 @@ func (s *shape) metadata(vocab *gguf.File, name string) []gguf.KV {
 	}
 	if s.arch == "llama" {
 		kvs = append(kvs, gguf.KV{Key: a("rope.dimension_count"), Value: gguf.Uint32Value(uint32(s.nEmbd / s.nHead))})
+	}
+	if s.headDim > 0 && s.hybrid == nil {
+		kvs = append(kvs, gguf.KV{Key: a("attention.key_length"), Value: gguf.Uint32Value(uint32(s.headDim))},
+			gguf.KV{Key: a("attention.value_length"), Value: gguf.Uint32Value(uint32(s.headDim))})
+	}
+	if m := s.moe; m != nil {
+		kvs = append(kvs, gguf.KV{Key: a("expert_count"), Value: gguf.Uint32Value(uint32(m.nExpert))},
+			gguf.KV{Key: a("expert_used_count"), Value: gguf.Uint32Value(uint32(m.nUsed))},
+			gguf.KV{Key: a("expert_feed_forward_length"), Value: gguf.Uint32Value(uint32(m.nFFExp))})
 	}
 	if s.hybrid != nil {
 		kvs = append(kvs, s.hybridMetadata()...)
