@@ -43,6 +43,7 @@ var allowedImports = map[string][]string{
 	"internal/demomodel":     {"gguf"},
 	"internal/dflashgen":     {"gguf"},
 	"internal/demomodel/gen": {"internal/demomodel"},
+	"internal/eagle3gen":     {"gguf", "kernels"},
 	"tools/*":                {},
 }
 

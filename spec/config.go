@@ -82,6 +82,7 @@ type Config struct {
 	LookupStatic, LookupDynamic string
 	Draft                       DraftParams
 	DFlash                      DFlashParams
+	Eagle3                      Eagle3Params
 	Adaptive                    AdaptiveParams
 }
 
@@ -95,6 +96,7 @@ func DefaultConfig() Config {
 		NgramMod: ModParams{NMatch: 24, NMin: 48, NMax: 64},
 		Draft:    DraftParams{NMax: 16, NMin: 0, PMin: 0.75},
 		DFlash:   DFlashParams{NMax: 16, TopK: 1, CrossCtx: 512, NSeq: 1, Seed: 1},
+		Eagle3:   DefaultEagle3(),
 		Adaptive: DefaultAdaptive(),
 	}
 }
@@ -120,6 +122,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("spec: --spec-draft-p-min must be in [0, 1]")
 	}
 	if err := c.DFlash.validate(); err != nil {
+		return err
+	}
+	if err := c.Eagle3.validate(); err != nil {
 		return err
 	}
 	return c.Adaptive.Validate()

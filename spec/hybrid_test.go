@@ -130,7 +130,7 @@ func TestGreedyEqualsPlainHybrid(t *testing.T) {
 		for _, rb := range []qwen35.Rollback{qwen35.RollbackReplay, qwen35.RollbackSnapshots} {
 			drafted, accepted := 0, 0
 			for _, strat := range spec.Order {
-				if strat == "draft-simple" || strat == "dflash" {
+				if strat == "draft-simple" || strat == "dflash" || strat == "draft-eagle3" {
 					continue // model-free strategies only
 				}
 				chains := map[string]func() *spec.Chain{
@@ -204,7 +204,7 @@ func TestBrokenHybridRollbackIsCaught(t *testing.T) {
 		for _, rb := range []qwen35.Rollback{qwen35.RollbackFaultNoReplay, qwen35.RollbackFaultNoRestore} {
 			var caught []string
 			for _, strat := range spec.Order {
-				if strat == "draft-simple" || strat == "dflash" {
+				if strat == "draft-simple" || strat == "dflash" || strat == "draft-eagle3" {
 					continue
 				}
 				got, _, err := speculative(t, l, greedyParams(), seededChain(t, l, strat, full), prompt, n, nctx, withRollback(l, rb), nil, false)

@@ -13,11 +13,11 @@ import (
 // the n-gram cache and before any model.
 var Order = []string{
 	"ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod", "ngram-cache",
-	"copyspec", "suffix", "recycle", "draft-simple", "dflash",
+	"copyspec", "suffix", "recycle", "draft-simple", "draft-eagle3", "dflash",
 }
 
 // aliases maps older or shorter names to those of Order.
-var aliases = map[string]string{"draft": "draft-simple"}
+var aliases = map[string]string{"draft": "draft-simple", "eagle3": "draft-eagle3"}
 
 // Factory builds a Strategy from the configuration.
 type Factory func(cfg *Config) (Strategy, error)

@@ -82,6 +82,8 @@ func (c *Config) BaseDepth() int {
 			b = max(b, c.Draft.NMax)
 		case "dflash":
 			b = max(b, c.DFlash.NMax)
+		case "draft-eagle3":
+			b = max(b, c.Eagle3.NMax)
 		default: // ngram-cache, copyspec, suffix, recycle: --draft-max
 			b = max(b, c.NMax)
 		}

@@ -28,6 +28,12 @@
 // the trained stories260K drafter measures at the same settings:
 //
 //	go run ./bench/specbench -dflash-cost -t 2 -rounds 40 -m ../bench-models/synth-llama3.2-1b-q4_0.gguf
+//
+// -eagle3-cost does the same for EAGLE-3 cycles, chains of depth 1, 2, 3
+// and 5 and trees of 9 and 16 nodes (eagle3cost.go), with the trained
+// stories260K EAGLE-3 drafter's acceptance:
+//
+//	go run ./bench/specbench -eagle3-cost -drafter-type f16 -t 2 -rounds 40 -m ../bench-models/synth-llama3.2-1b-q4_0.gguf
 package main
 
 import (
@@ -76,11 +82,13 @@ func main() {
 	draftMax := flag.Int("draft-max", 16, "--draft-max (depth of ngram-cache, copyspec, suffix, recycle) and --spec-draft-n-max")
 	vc := flag.Bool("verify-cost", false, "only measure the Decode time of k+1 tokens against 1 token")
 	dc := flag.Bool("dflash-cost", false, "only measure DFlash cycles (flat and DDTree) against plain steps, paired in process")
-	draftType := flag.String("drafter-type", "q4_0", "-dflash-cost: the random drafter's matrix type (f32, q8_0, q4_0, …)")
+	ec := flag.Bool("eagle3-cost", false, "only measure EAGLE-3 cycles against plain steps, paired in process")
+	draftType := flag.String("drafter-type", "q4_0", "-dflash-cost, -eagle3-cost: the random drafter's matrix type (f32, f16, q8_0, q4_0, …)")
 	shared := filepath.Join("..", "shared", "models")
 	accept := flag.String("accept", filepath.Join(shared, "goldens-trained-drafters", "acceptance.json"), "-dflash-cost: prompts for the measured acceptance (empty: none)")
 	tauTarget := flag.String("tau-target", filepath.Join(shared, "stories260K-f32.gguf"), "-dflash-cost: target of the acceptance runs")
 	tauDrafter := flag.String("tau-drafter", filepath.Join(shared, "drafters", "stories260K-dflash-b16-f32.gguf"), "-dflash-cost: trained drafter of the acceptance runs")
+	tauEagle3 := flag.String("tau-eagle3-drafter", filepath.Join(shared, "drafters", "stories260K-eagle3-f32.gguf"), "-eagle3-cost: trained drafter of the acceptance runs")
 	flag.Parse()
 	if len(models) == 0 {
 		fail(fmt.Errorf("give at least one -m"))
@@ -88,6 +96,14 @@ func main() {
 	if *dc {
 		for _, m := range models {
 			if err := dflashCost(m, *draftType, *threads, max(*rounds, 5), *accept, *tauTarget, *tauDrafter); err != nil {
+				fail(err)
+			}
+		}
+		return
+	}
+	if *ec {
+		for _, m := range models {
+			if err := eagle3Cost(m, *draftType, *threads, max(*rounds, 5), *accept, *tauTarget, *tauEagle3); err != nil {
 				fail(err)
 			}
 		}

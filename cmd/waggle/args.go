@@ -20,6 +20,8 @@ var llamaShortFlags = map[string]string{
 	"-sys":   "--system-prompt",
 	"-np":    "--parallel",
 	"-md":    "--spec-draft-model",
+	"-ctkd":  "--cache-type-k-draft",
+	"-ctvd":  "--cache-type-v-draft",
 	"-fa":    "--flash-attn",
 	"-cb":    "--cont-batching",
 	"-nocb":  "--no-cont-batching",

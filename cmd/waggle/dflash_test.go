@@ -68,7 +68,7 @@ func TestTreeBudgetConversion(t *testing.T) {
 	for _, c := range []struct{ tree, branch, nmax, want int }{
 		{-1, 0, 16, 0}, {-1, 5, 16, 5}, {24, 0, 16, 8}, {10, 0, 16, 0}, {24, 3, 16, 3},
 	} {
-		f := specFlags{TreeBudget: c.tree, BranchBudget: c.branch, DraftNMax: c.nmax}
+		f := specFlags{TreeBudget: c.tree, BranchBudget: c.branch, DraftNMax: &c.nmax}
 		if got := f.branchBudget(); got != c.want {
 			t.Errorf("--tree-budget %d --spec-branch-budget %d --spec-draft-n-max %d: %d branch nodes, want %d", c.tree, c.branch, c.nmax, got, c.want)
 		}

@@ -7,10 +7,12 @@ import (
 
 	"github.com/waggle-llm/waggle/engine"
 	"github.com/waggle-llm/waggle/engine/models/qwen35"
+	"github.com/waggle-llm/waggle/kvcache"
 	"github.com/waggle-llm/waggle/spec"
 	_ "github.com/waggle-llm/waggle/spec/copyspec"
 	_ "github.com/waggle-llm/waggle/spec/dflash"
 	_ "github.com/waggle-llm/waggle/spec/draft"
+	"github.com/waggle-llm/waggle/spec/eagle3"
 	_ "github.com/waggle-llm/waggle/spec/ngram"
 	_ "github.com/waggle-llm/waggle/spec/ngramcache"
 	_ "github.com/waggle-llm/waggle/spec/recycle"
@@ -21,20 +23,22 @@ import (
 // and defaults (BeeLlama's for --spec-dm-*). Embed them in a command and
 // call speculator after opening the target.
 type specFlags struct {
-	SpecType       string   `name:"spec-type" help:"Speculative strategies, comma-separated: none, ngram-simple, ngram-map-k, ngram-map-k4v, ngram-mod, ngram-cache, copyspec, suffix, recycle, draft-simple, dflash (default: none, or the type of --spec-draft-model; \"none\" turns that off too)." env:"LLAMA_ARG_SPEC_TYPE"`
-	SpecDraftModel string   `name:"spec-draft-model" aliases:"model-draft" help:"Draft model GGUF (-md): a model of the target's vocabulary (enables draft-simple) or a DFlash drafter, dflash-draft (enables dflash)." type:"path" env:"LLAMA_ARG_SPEC_DRAFT_MODEL"`
-	DraftNMax      int      `name:"spec-draft-n-max" help:"Longest draft of the draft model (dflash: at most its block size - 1)." default:"16" env:"LLAMA_ARG_SPEC_DRAFT_N_MAX"`
-	DraftNMin      int      `name:"spec-draft-n-min" help:"Shortest draft-model draft worth verifying." default:"0" env:"LLAMA_ARG_SPEC_DRAFT_N_MIN"`
-	DraftPMin      *float32 `name:"spec-draft-p-min" aliases:"draft-p-min" help:"Stop drafting below this probability (draft-simple: default 0.75; dflash: default 0, off)."`
-	DraftTopK      int      `name:"spec-draft-top-k" aliases:"draft-topk" help:"dflash: candidates per depth of a DDTree (raised to 2 when --spec-branch-budget > 0)." default:"1"`
-	BranchBudget   int      `name:"spec-branch-budget" help:"dflash: DDTree nodes beyond the main draft path (0: flat verification)." default:"0"`
-	TreeBudget     int      `name:"tree-budget" help:"Legacy total DDTree node budget: sets --spec-branch-budget to max(0, N - --spec-draft-n-max) unless that is given (-1: unset)." default:"-1"`
-	DraftTemp      string   `name:"spec-draft-temp" help:"dflash drafter temperature: 0 (greedy), T > 0 (sampled drafts, verified exactly), or auto (the default --temp)." default:"0"`
-	DFlashCrossCtx int      `name:"spec-dflash-cross-ctx" help:"dflash: target rows of context the drafter attends to." default:"512"`
-	DFlashMaxSlots int      `name:"spec-dflash-max-slots" help:"dflash: slots 0…N-1 draft, the others decode plainly (0: every slot)." default:"0"`
-	DFlashWeights  string   `name:"spec-dflash-tree-weights" help:"dflash greedy DDTree weights: logprob (log-softmax of the drafter's logits) or logit (raw logits, as BeeLlama's greedy op returns them)." enum:"logprob,logit" default:"logprob"`
-	DraftMax       int      `name:"draft-max" aliases:"draft,draft-n" help:"Longest draft of ngram-cache, copyspec, suffix, recycle." default:"16"`
-	DraftMin       int      `name:"draft-min" aliases:"draft-n-min" help:"Shortest draft worth verifying (all strategies)." default:"0"`
+	SpecType        string   `name:"spec-type" help:"Speculative strategies, comma-separated: none, ngram-simple, ngram-map-k, ngram-map-k4v, ngram-mod, ngram-cache, copyspec, suffix, recycle, draft-simple, draft-eagle3 (eagle3), dflash (default: none, or the type of --spec-draft-model; \"none\" turns that off too)." env:"LLAMA_ARG_SPEC_TYPE"`
+	SpecDraftModel  string   `name:"spec-draft-model" aliases:"model-draft" help:"Draft model GGUF (-md): a model of the target's vocabulary (enables draft-simple), an EAGLE-3 drafter, eagle3 (enables draft-eagle3), or a DFlash drafter, dflash-draft (enables dflash)." type:"path" env:"LLAMA_ARG_SPEC_DRAFT_MODEL"`
+	DraftNMax       *int     `name:"spec-draft-n-max" help:"Longest draft of the draft model (default 16; draft-eagle3: 3; dflash: at most its block size - 1)." env:"LLAMA_ARG_SPEC_DRAFT_N_MAX"`
+	DraftNMin       int      `name:"spec-draft-n-min" help:"Shortest draft-model draft worth verifying." default:"0" env:"LLAMA_ARG_SPEC_DRAFT_N_MIN"`
+	DraftPMin       *float32 `name:"spec-draft-p-min" aliases:"draft-p-min" help:"Stop drafting below this probability (draft-simple: default 0.75; draft-eagle3 and dflash: default 0, off)."`
+	CacheTypeKDraft string   `name:"cache-type-k-draft" help:"KV cache type for the draft model's keys (draft-simple, draft-eagle3; default: the target's)."`
+	CacheTypeVDraft string   `name:"cache-type-v-draft" help:"KV cache type for the draft model's values (default: the target's)."`
+	DraftTopK       int      `name:"spec-draft-top-k" aliases:"draft-topk" help:"dflash, draft-eagle3: candidates per depth of a tree (raised to 2 when --spec-branch-budget > 0)." default:"1"`
+	BranchBudget    int      `name:"spec-branch-budget" help:"dflash, draft-eagle3: tree nodes beyond the main draft path (0: flat verification)." default:"0"`
+	TreeBudget      int      `name:"tree-budget" help:"Legacy total DDTree node budget: sets --spec-branch-budget to max(0, N - --spec-draft-n-max) unless that is given (-1: unset)." default:"-1"`
+	DraftTemp       string   `name:"spec-draft-temp" help:"dflash drafter temperature: 0 (greedy), T > 0 (sampled drafts, verified exactly), or auto (the default --temp)." default:"0"`
+	DFlashCrossCtx  int      `name:"spec-dflash-cross-ctx" help:"dflash: target rows of context the drafter attends to." default:"512"`
+	DFlashMaxSlots  int      `name:"spec-dflash-max-slots" help:"dflash: slots 0…N-1 draft, the others decode plainly (0: every slot)." default:"0"`
+	DFlashWeights   string   `name:"spec-dflash-tree-weights" help:"dflash greedy DDTree weights: logprob (log-softmax of the drafter's logits) or logit (raw logits, as BeeLlama's greedy op returns them)." enum:"logprob,logit" default:"logprob"`
+	DraftMax        int      `name:"draft-max" aliases:"draft,draft-n" help:"Longest draft of ngram-cache, copyspec, suffix, recycle." default:"16"`
+	DraftMin        int      `name:"draft-min" aliases:"draft-n-min" help:"Shortest draft worth verifying (all strategies)." default:"0"`
 
 	SimpleN    int `name:"spec-ngram-simple-size-n" default:"12" help:"ngram-simple key length."`
 	SimpleM    int `name:"spec-ngram-simple-size-m" default:"48" help:"ngram-simple longest draft."`
@@ -92,10 +96,15 @@ func (f *specFlags) config(target, draft *engine.Loaded, sess engine.Session, de
 	if f.DraftPMin != nil {
 		pMin = *f.DraftPMin
 	}
-	c.Draft = spec.DraftParams{NMax: f.DraftNMax, NMin: f.DraftNMin, PMin: pMin, Session: sess.Options()}
+	dso, err := f.draftSession(sess)
+	if err != nil {
+		return nil, err
+	}
+	c.Draft = spec.DraftParams{NMax: f.nMax(16), NMin: f.DraftNMin, PMin: pMin, Session: dso}
 	if draft != nil {
 		c.Draft.Model, c.Draft.Target, c.Draft.Draft = draft.Model, target.Tokenizer, draft.Tokenizer
 	}
+	c.Eagle3 = f.eagle3Params(target, draft, dso)
 	if c.DFlash, err = f.dflashParams(target, draft, sess, defaultTemp); err != nil {
 		return nil, err
 	}
@@ -116,8 +125,11 @@ func (f *specFlags) types(draft *engine.Loaded) ([]string, error) {
 		return types, err
 	}
 	want := "draft-simple"
-	if isDFlash(draft) {
+	switch {
+	case isDFlash(draft):
 		want = "dflash"
+	case isEagle3(draft):
+		want = "draft-eagle3"
 	}
 	if !specContains(types, want) {
 		types, _ = spec.ParseTypes(strings.Join(append(types, want), ","))
@@ -137,7 +149,7 @@ func isDFlash(l *engine.Loaded) bool {
 // dflashParams fills the DFlash settings, converting the legacy
 // --tree-budget and resolving --spec-draft-temp.
 func (f *specFlags) dflashParams(target, draft *engine.Loaded, sess engine.Session, defaultTemp float32) (spec.DFlashParams, error) {
-	p := spec.DFlashParams{NMax: f.DraftNMax, NMin: f.DraftNMin, TopK: f.DraftTopK, BranchBudget: f.branchBudget(),
+	p := spec.DFlashParams{NMax: f.nMax(16), NMin: f.DraftNMin, TopK: f.DraftTopK, BranchBudget: f.branchBudget(),
 		CrossCtx: f.DFlashCrossCtx, MaxSlots: f.DFlashMaxSlots, LogitWeights: f.DFlashWeights == "logit",
 		NSeq: sess.Options().NSeq, Threads: sess.Options().Threads, Target: target.Model, Seed: 1}
 	if f.DraftPMin != nil {
@@ -168,7 +180,7 @@ func (f *specFlags) branchBudget() int {
 			fmt.Fprintln(stderr, "waggle: both --spec-branch-budget and legacy --tree-budget given; ignoring --tree-budget")
 			return f.BranchBudget
 		}
-		return max(0, f.TreeBudget-f.DraftNMax)
+		return max(0, f.TreeBudget-f.nMax(16))
 	}
 	return f.BranchBudget
 }
@@ -184,15 +196,21 @@ func (f *specFlags) prepare() (taps []engine.Tap, depth int, err error) {
 		}
 	}
 	types, err := f.types(f.draft)
-	if err != nil || !specContains(types, "dflash") {
+	if err != nil {
 		return nil, 0, err
+	}
+	if specContains(types, "draft-eagle3") {
+		return f.prepareEagle3()
+	}
+	if !specContains(types, "dflash") {
+		return nil, 0, nil
 	}
 	if f.draft == nil || !isDFlash(f.draft) {
 		return nil, 0, fmt.Errorf("--spec-type dflash needs a DFlash drafter (--spec-draft-model with a dflash-draft GGUF)")
 	}
 	bm := f.draft.Model.(engine.BlockDrafterModel)
 	k := max(f.DraftTopK, 2)
-	nodes := min(f.DraftNMax+f.branchBudget(), f.DraftNMax*k, bm.Block().BlockSize*k)
+	nodes := min(f.nMax(16)+f.branchBudget(), f.nMax(16)*k, bm.Block().BlockSize*k)
 	return bm.Block().Taps, max(qwen35.DefaultDepth, nodes+1), nil
 }
 
@@ -240,4 +258,83 @@ func specContains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// nMax is --spec-draft-n-max, or def when it was not given (the default
+// differs by strategy: 3 for draft-eagle3, as mainline's, 16 otherwise).
+func (f *specFlags) nMax(def int) int {
+	if f.DraftNMax != nil {
+		return *f.DraftNMax
+	}
+	return def
+}
+
+// draftSession is the target session's options with the draft model's
+// cache types (--cache-type-k-draft, --cache-type-v-draft) when given.
+func (f *specFlags) draftSession(sess engine.Session) (engine.SessionOptions, error) {
+	o := sess.Options()
+	o.Taps, o.CaptureLayers = nil, nil
+	for _, c := range []struct {
+		flag, v string
+		dst     *kvcache.Type
+	}{{"--cache-type-k-draft", f.CacheTypeKDraft, &o.TypeK}, {"--cache-type-v-draft", f.CacheTypeVDraft, &o.TypeV}} {
+		if c.v == "" {
+			continue
+		}
+		t, err := kvcache.ParseType(c.v)
+		if err != nil {
+			return o, fmt.Errorf("%s: %w", c.flag, err)
+		}
+		*c.dst = t
+	}
+	return o, nil
+}
+
+// isEagle3 reports whether l is an EAGLE-3 drafter.
+func isEagle3(l *engine.Loaded) bool {
+	if l == nil {
+		return false
+	}
+	_, ok := l.Model.(engine.FeatureDrafterModel)
+	return ok
+}
+
+// eagle3Params fills the draft-eagle3 settings (mainline's defaults:
+// depth 3, no p-min).
+func (f *specFlags) eagle3Params(target, draft *engine.Loaded, dso engine.SessionOptions) spec.Eagle3Params {
+	p := spec.DefaultEagle3()
+	p.NMax, p.NMin, p.Target, p.Session = f.nMax(p.NMax), f.DraftNMin, target.Model, dso
+	p.TopK, p.BranchBudget = f.DraftTopK, f.eagle3Branches()
+	if f.DraftPMin != nil {
+		p.PMin = *f.DraftPMin
+	}
+	if isEagle3(draft) {
+		p.Model, p.TargetVocab, p.DraftVocab = draft.Model, target.Tokenizer, draft.Tokenizer
+	}
+	return p
+}
+
+// prepareEagle3 returns the taps draft-eagle3 reads (the inputs of the
+// drafter's layers) and the rollback depth a hybrid target needs for its
+// verify batches.
+func (f *specFlags) prepareEagle3() ([]engine.Tap, int, error) {
+	if !isEagle3(f.draft) {
+		return nil, 0, fmt.Errorf("--spec-type draft-eagle3 needs an EAGLE-3 drafter (--spec-draft-model with an eagle3 GGUF)")
+	}
+	fm := f.draft.Model.(engine.FeatureDrafterModel)
+	n, k := f.nMax(3), max(f.DraftTopK, 2)
+	nodes := n
+	if b := f.eagle3Branches(); b > 0 {
+		nodes = min(n+b, k+(n-1)*k*k)
+	}
+	return eagle3.Taps(fm.Features().Layers), max(qwen35.DefaultDepth, nodes+1), nil
+}
+
+// eagle3Branches is --spec-branch-budget for draft-eagle3, or the legacy
+// --tree-budget converted with its depth (max(0, T - n_max)).
+func (f *specFlags) eagle3Branches() int {
+	if f.TreeBudget >= 0 && f.BranchBudget == 0 {
+		return max(0, f.TreeBudget-f.nMax(3))
+	}
+	return f.BranchBudget
 }
